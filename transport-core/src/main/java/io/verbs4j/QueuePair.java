@@ -1,0 +1,114 @@
+package io.verbs4j;
+
+/**
+ * A reliable-connected queue pair ({@code ibv_qp} of type RC): a send queue and a receive queue, connected to
+ * exactly one peer queue pair through the {@link ConnectionManager}. Delivery is reliable and in order; completions
+ * of each queue come out in posting order.
+ * <p>
+ * Posting never blocks, never allocates and never throws for a runtime condition: it returns {@link #OK} or one of
+ * the negative codes below. Failures of an accepted request come later as a completion with a {@link WcStatus}.
+ * <p>
+ * Threading: each queue (send, receive) is posted by one thread at a time (single writer, no locks); the two queues
+ * may be posted from different threads; different queue pairs are independent.
+ * <p>
+ * Idiom:
+ * <pre>{@code
+ * qp.modify(QpState.INIT);
+ * qp.postRecv(recv.wrId(1));                 // receives first: a SEND that finds none is RNR-retried
+ * byte[] peerInfo = cm.connect(qp, "shm://server", myInfo, Duration.ofSeconds(5));
+ * int rc = qp.postSend(send.wrId(2));
+ * if (QueuePair.BACK_PRESSURED == rc) { ... poll the CQ, then retry ... }
+ * }</pre>
+ */
+public interface QueuePair extends AutoCloseable
+{
+    /** The request was accepted; it will complete through the completion queue. */
+    int OK = 0;
+    /** The queue is full (slots are freed by polling completions); try again after polling. */
+    int BACK_PRESSURED = -1;
+    /** The queue pair is not in a state that accepts this post (sends need RTS, receives INIT or later). */
+    int INVALID_STATE = -2;
+    /** The request is malformed: too many SGEs, inline too long, misaligned or mis-sized atomic, bad length. */
+    int INVALID_REQUEST = -3;
+    /** The opcode or flag is not advertised in the device's {@link Capabilities}. */
+    int NOT_SUPPORTED = -4;
+    /** The queue pair was closed. */
+    int CLOSED = -5;
+
+    /** @return the number identifying this queue pair in completions; unique within the device. */
+    int qpNumber();
+
+    /** @return the current state (may change at any time from another thread, e.g. to ERROR). */
+    QpState state();
+
+    /** @return the configuration given at creation. */
+    QueuePairConfig config();
+
+    /** @return the protection domain; only its regions are usable in SGEs and by this QP's peer's rkeys. */
+    ProtectionDomain protectionDomain();
+
+    /**
+     * Posts one send work request.
+     *
+     * @param request the request; copied, so reusable when this returns.
+     * @return {@link #OK}, {@link #BACK_PRESSURED}, {@link #INVALID_STATE}, {@link #INVALID_REQUEST},
+     * {@link #NOT_SUPPORTED} or {@link #CLOSED}. In ERROR the request is accepted and flushed.
+     */
+    int postSend(SendRequest request);
+
+    /**
+     * Posts one receive work request.
+     *
+     * @param request the request; copied, so reusable when this returns.
+     * @return {@link #OK}, {@link #BACK_PRESSURED}, {@link #INVALID_STATE}, {@link #INVALID_REQUEST} or
+     * {@link #CLOSED}. In ERROR the request is accepted and flushed.
+     */
+    int postRecv(RecvRequest request);
+
+    /**
+     * Moves the queue pair by hand: RESET to INIT, any state to ERROR (flushing everything outstanding), ERROR to
+     * RESET (a reset queue pair may be connected again). INIT to RTR to RTS happens through the connection manager.
+     *
+     * @param target the state to move to.
+     * @throws IllegalStateException if the transition is not one of the above, naming what to do instead.
+     */
+    void modify(QpState target);
+
+    /** @return send-queue slots free right now. */
+    int sendQueueFree();
+
+    /** @return receive-queue slots free right now. */
+    int recvQueueFree();
+
+    /**
+     * Disconnects (the peer's queue pair goes to ERROR), flushes what is outstanding, and frees the queue pair.
+     * Idempotent.
+     */
+    @Override
+    void close();
+
+    /**
+     * @param code a post return code.
+     * @return its name and meaning, for messages.
+     */
+    static String describe(final int code)
+    {
+        switch (code)
+        {
+            case OK:
+                return "OK";
+            case BACK_PRESSURED:
+                return "BACK_PRESSURED (queue full: poll completions, then post again)";
+            case INVALID_STATE:
+                return "INVALID_STATE (sends need RTS, receives INIT, RTR or RTS)";
+            case INVALID_REQUEST:
+                return "INVALID_REQUEST (check SGE count, lengths, inline size and atomic alignment)";
+            case NOT_SUPPORTED:
+                return "NOT_SUPPORTED (the device does not advertise this opcode or flag)";
+            case CLOSED:
+                return "CLOSED (the queue pair was closed)";
+            default:
+                return "UNKNOWN(" + code + ")";
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.verbs4j;
+
+/**
+ * A reusable, mutable receive work request: the buffers an incoming SEND (or the immediate of a WRITE_WITH_IMM)
+ * will land in. {@link QueuePair#postRecv(RecvRequest)} copies it, so it may be changed once the call returns; the
+ * memory must stay untouched until the receive completes. The regions need {@link Access#LOCAL_WRITE}.
+ * Not thread-safe.
+ */
+public final class RecvRequest
+{
+    private long wrId;
+    private final long[] sgeAddresses;
+    private final int[] sgeLengths;
+    private final int[] sgeLkeys;
+    private int sgeCount;
+
+    /**
+     * @param maxSge the most SGEs this request will hold.
+     */
+    public RecvRequest(final int maxSge)
+    {
+        if (maxSge < 1)
+        {
+            throw new IllegalArgumentException("maxSge must be at least 1, was " + maxSge);
+        }
+        sgeAddresses = new long[maxSge];
+        sgeLengths = new int[maxSge];
+        sgeLkeys = new int[maxSge];
+    }
+
+    /**
+     * @param wrId the caller's correlation id, returned in the completion.
+     * @return this.
+     */
+    public RecvRequest wrId(final long wrId)
+    {
+        this.wrId = wrId;
+        return this;
+    }
+
+    /**
+     * Removes every SGE.
+     *
+     * @return this.
+     */
+    public RecvRequest clearSges()
+    {
+        sgeCount = 0;
+        return this;
+    }
+
+    /**
+     * Appends an SGE naming a slice of a local region.
+     *
+     * @param region the region.
+     * @param offset offset in the region.
+     * @param length length in bytes.
+     * @return this.
+     */
+    public RecvRequest sge(final MemoryRegion region, final long offset, final int length)
+    {
+        return sge(region.address() + offset, length, region.lkey());
+    }
+
+    /**
+     * Appends an SGE in raw verbs form.
+     *
+     * @param address region address plus offset.
+     * @param length  length in bytes.
+     * @param lkey    the region's lkey.
+     * @return this.
+     */
+    public RecvRequest sge(final long address, final int length, final int lkey)
+    {
+        if (sgeCount == sgeAddresses.length)
+        {
+            throw new IndexOutOfBoundsException("this RecvRequest holds at most " + sgeAddresses.length + " SGEs");
+        }
+        sgeAddresses[sgeCount] = address;
+        sgeLengths[sgeCount] = length;
+        sgeLkeys[sgeCount] = lkey;
+        sgeCount++;
+        return this;
+    }
+
+    /**
+     * Replaces the address of an SGE already added.
+     *
+     * @param index   the SGE.
+     * @param address its new address.
+     * @return this.
+     */
+    public RecvRequest sgeAddress(final int index, final long address)
+    {
+        if (index < 0 || index >= sgeCount)
+        {
+            throw new IndexOutOfBoundsException("SGE " + index + " not set; this request has " + sgeCount);
+        }
+        sgeAddresses[index] = address;
+        return this;
+    }
+
+    /** @return the correlation id. */
+    public long wrId()
+    {
+        return wrId;
+    }
+
+    /** @return the number of SGEs. */
+    public int sgeCount()
+    {
+        return sgeCount;
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its address.
+     */
+    public long sgeAddress(final int index)
+    {
+        return sgeAddresses[index];
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its length.
+     */
+    public int sgeLength(final int index)
+    {
+        return sgeLengths[index];
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its lkey.
+     */
+    public int sgeLkey(final int index)
+    {
+        return sgeLkeys[index];
+    }
+}

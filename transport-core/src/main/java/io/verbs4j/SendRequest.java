@@ -1,0 +1,309 @@
+package io.verbs4j;
+
+/**
+ * A reusable, mutable send work request (the "stateful verb call" idea): build it once, change the fields that vary
+ * and post it again. {@link QueuePair#postSend(SendRequest)} copies what it needs, so the object may be changed as
+ * soon as the call returns; the memory the SGEs name must stay untouched until the completion (except for
+ * {@link #INLINE}, whose payload is copied at post time).
+ * <p>
+ * Addresses follow verbs: an SGE's address is {@link MemoryRegion#address()} plus an offset, and the remote address
+ * of a one-sided operation is the peer region's address plus an offset.
+ * <pre>{@code
+ * SendRequest write = new SendRequest(1)
+ *     .opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
+ *     .sge(localMr, 0, 4096)
+ *     .remote(peerAddress, peerRkey);
+ * while (QueuePair.BACK_PRESSURED == qp.postSend(write.wrId(id++)))
+ * {
+ *     sendCq.poll(handler, 16);
+ * }
+ * }</pre>
+ * Not thread-safe: one request object per posting thread.
+ */
+public final class SendRequest
+{
+    /** Generate a completion on success (failures always complete). */
+    public static final int SIGNALED = 1;
+    /** Copy the payload at post time; the SGEs need no lkey and may be reused at once. */
+    public static final int INLINE = 1 << 1;
+    /** Wait for earlier READs and atomics to finish before starting this request. */
+    public static final int FENCE = 1 << 2;
+    /** Ask the peer to raise a solicited event on the receive completion. */
+    public static final int SOLICITED = 1 << 3;
+
+    private long wrId;
+    private int opcode = Opcode.SEND;
+    private int flags = SIGNALED;
+    private final long[] sgeAddresses;
+    private final int[] sgeLengths;
+    private final int[] sgeLkeys;
+    private int sgeCount;
+    private long remoteAddress;
+    private int rkey;
+    private int immediateData;
+    private long compareAdd;
+    private long swap;
+
+    /**
+     * @param maxSge the most SGEs this request will hold.
+     */
+    public SendRequest(final int maxSge)
+    {
+        if (maxSge < 1)
+        {
+            throw new IllegalArgumentException("maxSge must be at least 1, was " + maxSge);
+        }
+        sgeAddresses = new long[maxSge];
+        sgeLengths = new int[maxSge];
+        sgeLkeys = new int[maxSge];
+    }
+
+    /**
+     * @param wrId the caller's correlation id, returned in the completion.
+     * @return this.
+     */
+    public SendRequest wrId(final long wrId)
+    {
+        this.wrId = wrId;
+        return this;
+    }
+
+    /**
+     * @param opcode one of the send-queue {@link Opcode}s.
+     * @return this.
+     */
+    public SendRequest opcode(final int opcode)
+    {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /**
+     * @param flags a combination of {@link #SIGNALED}, {@link #INLINE}, {@link #FENCE}, {@link #SOLICITED}.
+     * @return this.
+     */
+    public SendRequest flags(final int flags)
+    {
+        this.flags = flags;
+        return this;
+    }
+
+    /**
+     * Removes every SGE.
+     *
+     * @return this.
+     */
+    public SendRequest clearSges()
+    {
+        sgeCount = 0;
+        return this;
+    }
+
+    /**
+     * Appends an SGE naming a slice of a local region.
+     *
+     * @param region the local region (its lkey is used).
+     * @param offset offset of the slice in the region.
+     * @param length length of the slice in bytes.
+     * @return this.
+     * @throws IndexOutOfBoundsException if the request already holds its maximum number of SGEs.
+     */
+    public SendRequest sge(final MemoryRegion region, final long offset, final int length)
+    {
+        return sge(region.address() + offset, length, region.lkey());
+    }
+
+    /**
+     * Appends an SGE in raw verbs form.
+     *
+     * @param address the region's address plus an offset.
+     * @param length  length in bytes.
+     * @param lkey    the region's lkey.
+     * @return this.
+     * @throws IndexOutOfBoundsException if the request already holds its maximum number of SGEs.
+     */
+    public SendRequest sge(final long address, final int length, final int lkey)
+    {
+        if (sgeCount == sgeAddresses.length)
+        {
+            throw new IndexOutOfBoundsException("this SendRequest holds at most " + sgeAddresses.length + " SGEs");
+        }
+        sgeAddresses[sgeCount] = address;
+        sgeLengths[sgeCount] = length;
+        sgeLkeys[sgeCount] = lkey;
+        sgeCount++;
+        return this;
+    }
+
+    /**
+     * Replaces the length of an SGE already added, e.g. to reuse a request for another size.
+     *
+     * @param index  the SGE.
+     * @param length its new length.
+     * @return this.
+     */
+    public SendRequest sgeLength(final int index, final int length)
+    {
+        checkIndex(index);
+        sgeLengths[index] = length;
+        return this;
+    }
+
+    /**
+     * Replaces the address of an SGE already added.
+     *
+     * @param index   the SGE.
+     * @param address its new address.
+     * @return this.
+     */
+    public SendRequest sgeAddress(final int index, final long address)
+    {
+        checkIndex(index);
+        sgeAddresses[index] = address;
+        return this;
+    }
+
+    /**
+     * Sets the target of a one-sided operation.
+     *
+     * @param remoteAddress the peer region's address plus an offset.
+     * @param rkey          the peer region's rkey.
+     * @return this.
+     */
+    public SendRequest remote(final long remoteAddress, final int rkey)
+    {
+        this.remoteAddress = remoteAddress;
+        this.rkey = rkey;
+        return this;
+    }
+
+    /**
+     * @param immediateData 32 bits delivered in the peer's receive completion (WITH_IMM opcodes).
+     * @return this.
+     */
+    public SendRequest immediateData(final int immediateData)
+    {
+        this.immediateData = immediateData;
+        return this;
+    }
+
+    /**
+     * Sets the operands of an atomic.
+     *
+     * @param compareAdd the value to add (fetch-and-add) or to compare with (compare-and-swap).
+     * @param swap       the value stored when the comparison holds (compare-and-swap only).
+     * @return this.
+     */
+    public SendRequest atomic(final long compareAdd, final long swap)
+    {
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    /** @return the correlation id. */
+    public long wrId()
+    {
+        return wrId;
+    }
+
+    /** @return the opcode. */
+    public int opcode()
+    {
+        return opcode;
+    }
+
+    /** @return the flags. */
+    public int flags()
+    {
+        return flags;
+    }
+
+    /** @return the number of SGEs. */
+    public int sgeCount()
+    {
+        return sgeCount;
+    }
+
+    /** @return the capacity for SGEs. */
+    public int maxSge()
+    {
+        return sgeAddresses.length;
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its address.
+     */
+    public long sgeAddress(final int index)
+    {
+        return sgeAddresses[index];
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its length.
+     */
+    public int sgeLength(final int index)
+    {
+        return sgeLengths[index];
+    }
+
+    /**
+     * @param index the SGE.
+     * @return its lkey.
+     */
+    public int sgeLkey(final int index)
+    {
+        return sgeLkeys[index];
+    }
+
+    /** @return sum of the SGE lengths (as a long, to detect overflow). */
+    public long totalLength()
+    {
+        long total = 0;
+        for (int i = 0; i < sgeCount; i++)
+        {
+            total += sgeLengths[i];
+        }
+        return total;
+    }
+
+    /** @return the remote address. */
+    public long remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    /** @return the remote key. */
+    public int rkey()
+    {
+        return rkey;
+    }
+
+    /** @return the immediate data. */
+    public int immediateData()
+    {
+        return immediateData;
+    }
+
+    /** @return the add or compare operand. */
+    public long compareAdd()
+    {
+        return compareAdd;
+    }
+
+    /** @return the swap operand. */
+    public long swap()
+    {
+        return swap;
+    }
+
+    private void checkIndex(final int index)
+    {
+        if (index < 0 || index >= sgeCount)
+        {
+            throw new IndexOutOfBoundsException("SGE " + index + " not set; this request has " + sgeCount);
+        }
+    }
+}

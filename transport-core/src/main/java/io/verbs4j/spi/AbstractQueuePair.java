@@ -1,0 +1,538 @@
+package io.verbs4j.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import io.verbs4j.Access;
+import io.verbs4j.Capabilities;
+import io.verbs4j.ConnectionException;
+import io.verbs4j.Opcode;
+import io.verbs4j.ProtectionDomain;
+import io.verbs4j.QpState;
+import io.verbs4j.QueuePair;
+import io.verbs4j.QueuePairConfig;
+import io.verbs4j.RecvRequest;
+import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
+
+/**
+ * The verbs semantics every provider shares: the state machine, request validation, local key checks, the send
+ * and receive {@link WorkQueue}s, in-order completions and the flush on ERROR. A provider adds only the wire:
+ * {@link #transmit(long)} carries a validated send out, and the provider reports results through
+ * {@link #completeSend}, {@link #takeRecv()}/{@link #completeRecv} and {@link #fail(int)}.
+ * <p>
+ * What is refused at post time (return codes) and what completes with an error status follows ibverbs: malformed
+ * requests are refused ({@code EINVAL} in verbs); a bad lkey, an SGE out of its region or a missing LOCAL_WRITE is a
+ * {@link WcStatus#LOC_PROT_ERR} completion that moves the queue pair to ERROR.
+ */
+public abstract class AbstractQueuePair implements QueuePair
+{
+    private static final VarHandle STATE;
+
+    static
+    {
+        try
+        {
+            STATE = MethodHandles.lookup().findVarHandle(AbstractQueuePair.class, "state", QpState.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final AbstractProtectionDomain pd;
+    private final QueuePairConfig config;
+    private final Capabilities capabilities;
+    private final int qpNumber;
+    private final BaseCompletionQueue sendCq;
+    private final BaseCompletionQueue recvCq;
+    private final WorkQueue sendQueue;
+    private final WorkQueue recvQueue;
+    private final AbstractMemoryRegion[] scratchRegions;
+    private final long[] scratchOffsets;
+    private final int[] scratchLengths;
+    private final AbstractMemoryRegion[] recvScratchRegions;
+    private final long[] recvScratchOffsets;
+    private volatile QpState state = QpState.RESET;
+    private volatile boolean closed;
+
+    /**
+     * @param pd       owning domain.
+     * @param config   validated attributes (CQs are {@link BaseCompletionQueue}s of the same device).
+     * @param qpNumber number unique in the device.
+     */
+    protected AbstractQueuePair(final AbstractProtectionDomain pd, final QueuePairConfig config, final int qpNumber)
+    {
+        this.pd = pd;
+        this.config = config;
+        this.capabilities = pd.device().capabilities();
+        this.qpNumber = qpNumber;
+        this.sendCq = (BaseCompletionQueue)config.sendCq();
+        this.recvCq = (BaseCompletionQueue)config.recvCq();
+        this.sendQueue = new WorkQueue(true, config.sendDepth(), config.maxSendSge(), config.maxInlineLength());
+        this.recvQueue = new WorkQueue(false, config.recvDepth(), config.maxRecvSge(), 0);
+        final int maxSge = Math.max(config.maxSendSge(), config.maxRecvSge());
+        scratchRegions = new AbstractMemoryRegion[maxSge];
+        scratchOffsets = new long[maxSge];
+        scratchLengths = new int[maxSge];
+        recvScratchRegions = new AbstractMemoryRegion[maxSge];
+        recvScratchOffsets = new long[maxSge];
+    }
+
+    /** {@inheritDoc} */
+    public final int qpNumber()
+    {
+        return qpNumber;
+    }
+
+    /** {@inheritDoc} */
+    public final QpState state()
+    {
+        return state;
+    }
+
+    /** {@inheritDoc} */
+    public final QueuePairConfig config()
+    {
+        return config;
+    }
+
+    /** {@inheritDoc} */
+    public final ProtectionDomain protectionDomain()
+    {
+        return pd;
+    }
+
+    /** @return the domain, with its key table. */
+    public final AbstractProtectionDomain domain()
+    {
+        return pd;
+    }
+
+    /** @return the send queue. */
+    public final WorkQueue sendQueue()
+    {
+        return sendQueue;
+    }
+
+    /** @return the receive queue. */
+    public final WorkQueue recvQueue()
+    {
+        return recvQueue;
+    }
+
+    /** {@inheritDoc} */
+    public final int sendQueueFree()
+    {
+        return sendQueue.free();
+    }
+
+    /** {@inheritDoc} */
+    public final int recvQueueFree()
+    {
+        return recvQueue.free();
+    }
+
+    /** @return true once closed. */
+    public final boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** {@inheritDoc} */
+    public final int postSend(final SendRequest request)
+    {
+        if (closed)
+        {
+            return CLOSED;
+        }
+        final QpState current = state;
+        if (QpState.RTS != current && QpState.ERROR != current)
+        {
+            return INVALID_STATE;
+        }
+        final int shape = validateSend(request);
+        if (OK != shape)
+        {
+            return shape;
+        }
+        if (sendQueue.free() <= 0)
+        {
+            return BACK_PRESSURED;
+        }
+        final long pos = sendQueue.reserve();
+        final int localStatus = resolveSendSges(request);
+        sendQueue.fillSend(pos, request, scratchRegions, scratchOffsets);
+        sendQueue.publish(pos);
+        if (WcStatus.SUCCESS != localStatus)
+        {
+            completeSend(pos, localStatus, 0);
+            return OK;
+        }
+        // The re-read pairs with enterError(): either it saw this slot published, or this sees ERROR.
+        if (QpState.ERROR == state)
+        {
+            flushAndDrain();
+            return OK;
+        }
+        transmit(pos);
+        return OK;
+    }
+
+    /** {@inheritDoc} */
+    public final int postRecv(final RecvRequest request)
+    {
+        if (closed)
+        {
+            return CLOSED;
+        }
+        if (QpState.RESET == state)
+        {
+            return INVALID_STATE;
+        }
+        final int count = request.sgeCount();
+        if (count > config.maxRecvSge())
+        {
+            return INVALID_REQUEST;
+        }
+        int localStatus = WcStatus.SUCCESS;
+        for (int i = 0; i < count; i++)
+        {
+            final int length = request.sgeLength(i);
+            if (length < 0)
+            {
+                return INVALID_REQUEST;
+            }
+            scratchLengths[i] = length;
+            final AbstractMemoryRegion region = pd.keys().byLkey(request.sgeLkey(i));
+            final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), length);
+            if (offset < 0 || 0 == (region.access() & Access.LOCAL_WRITE))
+            {
+                localStatus = WcStatus.LOC_PROT_ERR;
+                recvScratchRegions[i] = null;
+                recvScratchOffsets[i] = 0;
+                scratchLengths[i] = 0;
+            }
+            else
+            {
+                recvScratchRegions[i] = region;
+                recvScratchOffsets[i] = offset;
+            }
+        }
+        if (recvQueue.free() <= 0)
+        {
+            return BACK_PRESSURED;
+        }
+        final long pos = recvQueue.reserve();
+        recvQueue.fillRecv(pos, request.wrId(), WcStatus.SUCCESS == localStatus ? count : 0, recvScratchRegions,
+            recvScratchOffsets, scratchLengths);
+        recvQueue.publish(pos);
+        if (WcStatus.SUCCESS != localStatus)
+        {
+            if (recvQueue.complete(pos, localStatus, Opcode.RECV, 0, 0, 0))
+            {
+                enterError();
+            }
+            recvQueue.drain(recvCq, qpNumber);
+            return OK;
+        }
+        if (QpState.ERROR == state)
+        {
+            flushAndDrain();
+            return OK;
+        }
+        onRecvPosted();
+        return OK;
+    }
+
+    /** {@inheritDoc} */
+    public final void modify(final QpState target)
+    {
+        final QpState current = state;
+        if (target == current && QpState.ERROR != target)
+        {
+            return;
+        }
+        switch (target)
+        {
+            case INIT:
+                if (QpState.RESET == current && STATE.compareAndSet(this, QpState.RESET, QpState.INIT))
+                {
+                    return;
+                }
+                break;
+            case ERROR:
+                enterError();
+                return;
+            case RESET:
+                if (QpState.ERROR == current)
+                {
+                    if (!sendQueue.isDrained() || !recvQueue.isDrained())
+                    {
+                        throw new IllegalStateException("queue pair " + qpNumber + " still has flushed work requests " +
+                            "not handed to its completion queue; poll the CQ, then reset");
+                    }
+                    onReset();
+                    state = QpState.RESET;
+                    return;
+                }
+                break;
+            default:
+                throw new IllegalStateException("move a queue pair to " + target + " by connecting it through the " +
+                    "ConnectionManager (connect or accept), not by modify()");
+        }
+        throw new IllegalStateException("queue pair " + qpNumber + " cannot go from " + current + " to " + target +
+            "; allowed by hand: RESET->INIT, any->ERROR, ERROR->RESET");
+    }
+
+    /** {@inheritDoc} */
+    public final void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        enterError();
+        onClose();
+        sendCq.detach(config.sendDepth());
+        recvCq.detach(config.recvDepth());
+        pd.removeQueuePair(this);
+    }
+
+    /**
+     * For connection managers: moves a RESET or INIT queue pair to RTR and then RTS once the provider has bound it
+     * to its peer.
+     *
+     * @throws ConnectionException if the queue pair is closed, in ERROR or already connected.
+     */
+    protected final void moveToRts()
+    {
+        if (closed)
+        {
+            throw new ConnectionException("queue pair " + qpNumber + " is closed");
+        }
+        final QpState current = state;
+        if (QpState.RESET != current && QpState.INIT != current)
+        {
+            throw new ConnectionException("queue pair " + qpNumber + " is " + current +
+                "; only a RESET or INIT queue pair can be connected (reset it first after an error)");
+        }
+        if (!STATE.compareAndSet(this, current, QpState.RTR))
+        {
+            throw new ConnectionException("queue pair " + qpNumber + " changed state while connecting");
+        }
+        if (!STATE.compareAndSet(this, QpState.RTR, QpState.RTS))
+        {
+            throw new ConnectionException("queue pair " + qpNumber + " failed while connecting: " + state);
+        }
+    }
+
+    /**
+     * For connection managers: checks a queue pair can be connected, before any handshake.
+     *
+     * @throws ConnectionException if not.
+     */
+    protected final void checkConnectable()
+    {
+        final QpState current = state;
+        if (closed || (QpState.RESET != current && QpState.INIT != current))
+        {
+            throw new ConnectionException("queue pair " + qpNumber + " is " + (closed ? "closed" : current) +
+                "; only a RESET or INIT queue pair can be connected");
+        }
+    }
+
+    /**
+     * Reports the result of a send work request. Any status but SUCCESS and WR_FLUSH_ERR moves the queue pair to
+     * ERROR. Any thread; once per position (later calls are ignored).
+     *
+     * @param pos        send-queue position.
+     * @param status     a {@link WcStatus}.
+     * @param byteLength bytes transferred.
+     */
+    public final void completeSend(final long pos, final int status, final int byteLength)
+    {
+        if (sendQueue.complete(pos, status, sendQueue.opcode(pos), byteLength, 0, 0) &&
+            WcStatus.SUCCESS != status && WcStatus.WR_FLUSH_ERR != status)
+        {
+            enterError();
+        }
+        sendQueue.drain(sendCq, qpNumber);
+    }
+
+    /**
+     * For the provider's single receiving thread: the next posted receive, in order.
+     *
+     * @return its position, or -1 when none is posted (receiver not ready).
+     */
+    public final long takeRecv()
+    {
+        return recvQueue.take();
+    }
+
+    /**
+     * Reports the result of a receive taken with {@link #takeRecv()}. A status other than SUCCESS moves the queue pair
+     * to ERROR.
+     *
+     * @param pos        receive-queue position.
+     * @param status     a {@link WcStatus}.
+     * @param opcode     {@link Opcode#RECV} or {@link Opcode#RECV_RDMA_WITH_IMM}.
+     * @param byteLength bytes received.
+     * @param immediate  immediate data.
+     * @param cqFlags    {@link io.verbs4j.CompletionHandler#WITH_IMM} or 0.
+     */
+    public final void completeRecv(
+        final long pos, final int status, final int opcode, final int byteLength, final int immediate, final int cqFlags)
+    {
+        if (recvQueue.complete(pos, status, opcode, byteLength, immediate, cqFlags) && WcStatus.SUCCESS != status)
+        {
+            enterError();
+        }
+        recvQueue.drain(recvCq, qpNumber);
+    }
+
+    /**
+     * Fails the connection: the oldest outstanding send (if any) completes with {@code status}, then everything else
+     * flushes. For a dead peer use {@link WcStatus#RETRY_EXC_ERR}.
+     *
+     * @param status the status for the oldest outstanding send.
+     */
+    public final void fail(final int status)
+    {
+        sendQueue.completeOldestPending(status);
+        enterError();
+    }
+
+    /**
+     * Moves to ERROR (once: the provider hook runs on the first transition), flushes and drains both queues.
+     */
+    public final void enterError()
+    {
+        while (true)
+        {
+            final QpState current = state;
+            if (QpState.ERROR == current)
+            {
+                break;
+            }
+            if (STATE.compareAndSet(this, current, QpState.ERROR))
+            {
+                onEnterError(current);
+                break;
+            }
+        }
+        flushAndDrain();
+    }
+
+    private void flushAndDrain()
+    {
+        sendQueue.flushPending();
+        recvQueue.flushPending();
+        sendQueue.drain(sendCq, qpNumber);
+        recvQueue.drain(recvCq, qpNumber);
+    }
+
+    private int validateSend(final SendRequest request)
+    {
+        final int opcode = request.opcode();
+        if (opcode < 0 || opcode >= Opcode.SEND_OPCODE_COUNT)
+        {
+            return INVALID_REQUEST;
+        }
+        if (!capabilities.supportsOpcode(opcode))
+        {
+            return NOT_SUPPORTED;
+        }
+        final int count = request.sgeCount();
+        if (count > config.maxSendSge())
+        {
+            return INVALID_REQUEST;
+        }
+        long total = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int length = request.sgeLength(i);
+            if (length < 0)
+            {
+                return INVALID_REQUEST;
+            }
+            total += length;
+        }
+        if (total > capabilities.maxMessageLength())
+        {
+            return INVALID_REQUEST;
+        }
+        if (0 != (request.flags() & SendRequest.INLINE))
+        {
+            if (!capabilities.has(Capabilities.INLINE))
+            {
+                return NOT_SUPPORTED;
+            }
+            if (total > config.maxInlineLength() || Opcode.writesLocalMemory(opcode))
+            {
+                return INVALID_REQUEST;
+            }
+        }
+        if (Opcode.isAtomic(opcode))
+        {
+            if (1 != count || 8 != request.sgeLength(0) || 0 != (request.remoteAddress() & 7) ||
+                0 != (request.sgeAddress(0) & 7))
+            {
+                return INVALID_REQUEST;
+            }
+        }
+        return OK;
+    }
+
+    private int resolveSendSges(final SendRequest request)
+    {
+        final boolean needsLocalWrite = Opcode.writesLocalMemory(request.opcode());
+        final KeyTable keys = pd.keys();
+        int status = WcStatus.SUCCESS;
+        for (int i = 0, n = request.sgeCount(); i < n; i++)
+        {
+            final AbstractMemoryRegion region = keys.byLkey(request.sgeLkey(i));
+            final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), request.sgeLength(i));
+            if (offset < 0 || (needsLocalWrite && 0 == (region.access() & Access.LOCAL_WRITE)))
+            {
+                status = WcStatus.LOC_PROT_ERR;
+                scratchRegions[i] = null;
+                scratchOffsets[i] = 0;
+            }
+            else
+            {
+                scratchRegions[i] = region;
+                scratchOffsets[i] = offset;
+            }
+        }
+        return status;
+    }
+
+    /**
+     * Carries a validated, published send out. Called on the posting thread, with the queue pair in RTS (it may go
+     * to ERROR concurrently; the provider then completes with a flush or ignores the slot, which the flush covers).
+     *
+     * @param pos send-queue position; read the request from {@link #sendQueue()}.
+     */
+    protected abstract void transmit(long pos);
+
+    /** Called after a receive was posted, e.g. to wake a sender waiting on RNR. Default: nothing. */
+    protected void onRecvPosted()
+    {
+    }
+
+    /**
+     * Called once when the queue pair enters ERROR: tell the peer, stop I/O. Must not block.
+     *
+     * @param previous the state it left.
+     */
+    protected abstract void onEnterError(QpState previous);
+
+    /** Called on ERROR to RESET: forget the peer so the queue pair can be connected again. */
+    protected abstract void onReset();
+
+    /** Called once on close, after the transition to ERROR: release provider resources. */
+    protected abstract void onClose();
+}

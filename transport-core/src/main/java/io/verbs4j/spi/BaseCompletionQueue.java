@@ -1,0 +1,261 @@
+package io.verbs4j.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+import io.verbs4j.CompletionBatch;
+import io.verbs4j.CompletionHandler;
+import io.verbs4j.CompletionQueue;
+import org.agrona.BitUtil;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * The shared completion queue: a multi-producer, single-consumer ring of completion entries kept as primitive
+ * arrays. Producers (work queues draining, from any thread) claim a position with one atomic add and publish the
+ * entry with a release store of its sequence; the consumer reads entries in order.
+ * <p>
+ * No overrun check is needed on the hot path: queue pairs are admitted only while the slots of all attached work
+ * queues fit in the capacity ({@link #attach(int)}), and a work-queue slot is released only after its entry is
+ * polled, so there are never more unpolled entries than capacity.
+ */
+public class BaseCompletionQueue implements CompletionQueue
+{
+    private static final VarHandle SEQUENCES = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle TAIL;
+
+    static
+    {
+        try
+        {
+            TAIL = MethodHandles.lookup().findVarHandle(BaseCompletionQueue.class, "tail", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Object owner;
+    private final int capacity;
+    private final int mask;
+    private final long[] sequences;
+    private final long[] wrIds;
+    private final int[] statuses;
+    private final int[] opcodes;
+    private final int[] byteLengths;
+    private final int[] immediates;
+    private final int[] flags;
+    private final int[] qpNumbers;
+    private final long[] positions;
+    private final WorkQueue[] queues;
+    private final Progress progress;
+    private final IdleStrategy waitIdleStrategy;
+
+    @SuppressWarnings("unused")
+    private long p01, p02, p03, p04, p05, p06, p07;
+    private volatile long tail;
+    @SuppressWarnings("unused")
+    private long p11, p12, p13, p14, p15, p16, p17;
+    private long head;
+    private int attachedSlots;
+    private volatile boolean closed;
+
+    /**
+     * @param owner            the device that made it (queue pairs may only attach to CQs of their device).
+     * @param capacity         entries.
+     * @param progress         provider progress driven by polling.
+     * @param waitIdleStrategy how blocking polls wait.
+     */
+    public BaseCompletionQueue(
+        final Object owner, final int capacity, final Progress progress, final IdleStrategy waitIdleStrategy)
+    {
+        if (capacity < 1)
+        {
+            throw new IllegalArgumentException("completion queue capacity must be at least 1, was " + capacity);
+        }
+        this.owner = owner;
+        this.capacity = capacity;
+        final int ringCapacity = BitUtil.findNextPositivePowerOfTwo(capacity);
+        this.mask = ringCapacity - 1;
+        sequences = new long[ringCapacity];
+        wrIds = new long[ringCapacity];
+        statuses = new int[ringCapacity];
+        opcodes = new int[ringCapacity];
+        byteLengths = new int[ringCapacity];
+        immediates = new int[ringCapacity];
+        flags = new int[ringCapacity];
+        qpNumbers = new int[ringCapacity];
+        positions = new long[ringCapacity];
+        queues = new WorkQueue[ringCapacity];
+        this.progress = progress;
+        this.waitIdleStrategy = waitIdleStrategy;
+    }
+
+    /** @return the device that created this queue. */
+    public Object owner()
+    {
+        return owner;
+    }
+
+    /**
+     * Reserves capacity for a work queue's slots.
+     *
+     * @param slots the work queue's depth.
+     * @throws IllegalArgumentException if the CQ cannot hold them, saying how large it must be.
+     */
+    public synchronized void attach(final int slots)
+    {
+        if (attachedSlots + slots > capacity)
+        {
+            throw new IllegalArgumentException("completion queue of capacity " + capacity + " already serves " +
+                attachedSlots + " work-queue slots and cannot take " + slots + " more; create it with capacity >= " +
+                (attachedSlots + slots) + " (the sum of sendDepth/recvDepth of the queue pairs using it)");
+        }
+        attachedSlots += slots;
+    }
+
+    /**
+     * Returns capacity reserved by {@link #attach(int)}.
+     *
+     * @param slots the work queue's depth.
+     */
+    public synchronized void detach(final int slots)
+    {
+        attachedSlots -= slots;
+    }
+
+    /**
+     * Appends an entry; called by {@link WorkQueue#drain}.
+     *
+     * @param queue      the work queue to release when the entry is polled.
+     * @param pos        the work-queue position.
+     * @param wrId       correlation id.
+     * @param status     status.
+     * @param opcode     opcode.
+     * @param byteLength length.
+     * @param immediate  immediate data.
+     * @param cqFlags    flags.
+     * @param qpNumber   queue pair.
+     */
+    void produce(
+        final WorkQueue queue,
+        final long pos,
+        final long wrId,
+        final int status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int cqFlags,
+        final int qpNumber)
+    {
+        final long sequence = (long)TAIL.getAndAdd(this, 1L);
+        final int idx = (int)sequence & mask;
+        wrIds[idx] = wrId;
+        statuses[idx] = status;
+        opcodes[idx] = opcode;
+        byteLengths[idx] = byteLength;
+        immediates[idx] = immediate;
+        flags[idx] = cqFlags;
+        qpNumbers[idx] = qpNumber;
+        positions[idx] = pos;
+        queues[idx] = queue;
+        SEQUENCES.setRelease(sequences, idx, sequence + 1);
+    }
+
+    /** {@inheritDoc} */
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** {@inheritDoc} */
+    public int poll(final CompletionHandler handler, final int limit)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        int count = drainEntries(handler, limit);
+        if (count < limit)
+        {
+            progress.progress();
+            count += drainEntries(handler, limit - count);
+        }
+        return count;
+    }
+
+    /** {@inheritDoc} */
+    public int poll(final CompletionBatch batch)
+    {
+        batch.clear();
+        return poll(batch, batch.capacity());
+    }
+
+    /** {@inheritDoc} */
+    public int poll(final CompletionHandler handler, final int limit, final long timeout, final TimeUnit unit)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        waitIdleStrategy.reset();
+        while (true)
+        {
+            final int count = poll(handler, limit);
+            if (count > 0 || closed)
+            {
+                return count;
+            }
+            if (Thread.interrupted())
+            {
+                throw new InterruptedException("interrupted while waiting for completions");
+            }
+            if (System.nanoTime() - deadline >= 0)
+            {
+                return 0;
+            }
+            waitIdleStrategy.idle();
+        }
+    }
+
+    /** {@inheritDoc} */
+    public void close()
+    {
+        closed = true;
+    }
+
+    /** @return true once closed. */
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    private int drainEntries(final CompletionHandler handler, final int limit)
+    {
+        int count = 0;
+        long sequence = head;
+        while (count < limit)
+        {
+            final int idx = (int)sequence & mask;
+            if ((long)SEQUENCES.getAcquire(sequences, idx) != sequence + 1)
+            {
+                break;
+            }
+            final long wrId = wrIds[idx];
+            final int status = statuses[idx];
+            final int opcode = opcodes[idx];
+            final int byteLength = byteLengths[idx];
+            final int immediate = immediates[idx];
+            final int cqFlags = flags[idx];
+            final int qpNumber = qpNumbers[idx];
+            final long pos = positions[idx];
+            final WorkQueue queue = queues[idx];
+            queues[idx] = null;
+            sequence++;
+            head = sequence;
+            count++;
+            queue.release(pos);
+            handler.onCompletion(wrId, status, opcode, byteLength, immediate, cqFlags, qpNumber);
+        }
+        return count;
+    }
+}

@@ -1,0 +1,653 @@
+package io.verbs4j.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+import io.verbs4j.Opcode;
+import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+/**
+ * A send or receive queue of a queue pair: pre-allocated slots holding copies of posted work requests (with their
+ * SGEs resolved to regions), their completion state, and the in-order hand-over of completions to a CQ.
+ * <p>
+ * Life of a slot at position {@code pos}: the poster {@link #reserve() reserves} and fills it and
+ * {@link #publish(long) publishes} it (POSTED); the provider, from any thread, {@link #complete completes} it once
+ * (COMPLETING, then DONE, by CAS, so a completion racing a flush is counted once); {@link #drain} hands DONE slots
+ * to the CQ in position order; the CQ's consumer {@link #release(long) releases} the slot when it polls the entry.
+ * The state word of a slot is {@code pos << 2 | phase}, so a stale completion for a reused slot cannot match.
+ * <p>
+ * Threading: one posting thread; completions from any thread; {@link #drain} is serialized by a try-lock and
+ * re-checked after unlocking, so it never blocks; one CQ consumer releases.
+ */
+public final class WorkQueue
+{
+    private static final VarHandle STATES = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle POSTED;
+    private static final VarHandle RELEASED;
+    private static final VarHandle CURSOR;
+    private static final VarHandle DRAIN_LOCK;
+    private static final int PHASE_POSTED = 0;
+    private static final int PHASE_COMPLETING = 1;
+    private static final int PHASE_DONE = 2;
+    private static final long UNUSED = -1;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            POSTED = lookup.findVarHandle(WorkQueue.class, "posted", long.class);
+            RELEASED = lookup.findVarHandle(WorkQueue.class, "released", long.class);
+            CURSOR = lookup.findVarHandle(WorkQueue.class, "cursor", long.class);
+            DRAIN_LOCK = lookup.findVarHandle(WorkQueue.class, "drainLock", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final boolean sendQueue;
+    private final int depth;
+    private final int mask;
+    private final int maxSge;
+    private final int maxInline;
+    private final long[] states;
+
+    private final long[] wrIds;
+    private final int[] opcodes;
+    private final int[] flags;
+    private final int[] sgeCounts;
+    private final long[] totalLengths;
+    private final AbstractMemoryRegion[] sgeRegions;
+    private final long[] sgeOffsets;
+    private final int[] sgeLengths;
+    private final long[] remoteAddresses;
+    private final int[] rkeys;
+    private final int[] immediates;
+    private final long[] compareAdds;
+    private final long[] swaps;
+    private final ByteBuffer inlineBuffer;
+    private final long inlineBase;
+
+    private final int[] statuses;
+    private final int[] completionOpcodes;
+    private final int[] byteLengths;
+    private final int[] completionImmediates;
+    private final int[] completionFlags;
+
+    private volatile long posted;
+    private volatile long released;
+    private volatile long cursor;
+    private volatile int drainLock;
+    private long taken;
+
+    /**
+     * @param sendQueue true for a send queue (completions of unsignaled successes are suppressed).
+     * @param depth     slots.
+     * @param maxSge    most SGEs per request.
+     * @param maxInline largest inline payload (send queues), 0 for none.
+     */
+    public WorkQueue(final boolean sendQueue, final int depth, final int maxSge, final int maxInline)
+    {
+        this.sendQueue = sendQueue;
+        this.depth = depth;
+        final int capacity = BitUtil.findNextPositivePowerOfTwo(depth);
+        this.mask = capacity - 1;
+        this.maxSge = maxSge;
+        this.maxInline = maxInline;
+        states = new long[capacity];
+        java.util.Arrays.fill(states, UNUSED);
+        wrIds = new long[capacity];
+        opcodes = new int[capacity];
+        flags = new int[capacity];
+        sgeCounts = new int[capacity];
+        totalLengths = new long[capacity];
+        sgeRegions = new AbstractMemoryRegion[capacity * maxSge];
+        sgeOffsets = new long[capacity * maxSge];
+        sgeLengths = new int[capacity * maxSge];
+        remoteAddresses = new long[capacity];
+        rkeys = new int[capacity];
+        immediates = new int[capacity];
+        compareAdds = new long[capacity];
+        swaps = new long[capacity];
+        statuses = new int[capacity];
+        completionOpcodes = new int[capacity];
+        byteLengths = new int[capacity];
+        completionImmediates = new int[capacity];
+        completionFlags = new int[capacity];
+        if (maxInline > 0)
+        {
+            inlineBuffer = BufferUtil.allocateDirectAligned(
+                BitUtil.align(capacity * maxInline, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH);
+            inlineBase = BufferUtil.address(inlineBuffer);
+        }
+        else
+        {
+            inlineBuffer = null;
+            inlineBase = 0;
+        }
+    }
+
+    /** @return slots. */
+    public int depth()
+    {
+        return depth;
+    }
+
+    /** @return slots free to post into (slots are freed when their completions are polled). */
+    public int free()
+    {
+        return depth - (int)((long)POSTED.getAcquire(this) - (long)RELEASED.getAcquire(this));
+    }
+
+    /** @return positions published so far. */
+    public long posted()
+    {
+        return (long)POSTED.getAcquire(this);
+    }
+
+    /** @return true when every published slot has been handed to the CQ. */
+    public boolean isDrained()
+    {
+        return (long)CURSOR.getAcquire(this) == (long)POSTED.getAcquire(this);
+    }
+
+    /**
+     * @return the position to fill next; call only when {@link #free()} is positive, from the posting thread.
+     */
+    public long reserve()
+    {
+        return posted;
+    }
+
+    /**
+     * Fills a reserved send slot from a request whose SGEs were resolved by the caller.
+     *
+     * @param pos     the reserved position.
+     * @param request the request.
+     * @param regions the region of each SGE (index-aligned), resolved by the lkey checks.
+     * @param offsets the offset of each SGE in its region.
+     */
+    public void fillSend(
+        final long pos, final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
+    {
+        final int idx = (int)pos & mask;
+        wrIds[idx] = request.wrId();
+        opcodes[idx] = request.opcode();
+        flags[idx] = request.flags();
+        remoteAddresses[idx] = request.remoteAddress();
+        rkeys[idx] = request.rkey();
+        immediates[idx] = request.immediateData();
+        compareAdds[idx] = request.compareAdd();
+        swaps[idx] = request.swap();
+        final int count = request.sgeCount();
+        sgeCounts[idx] = count;
+        long total = 0;
+        final int base = idx * maxSge;
+        for (int i = 0; i < count; i++)
+        {
+            sgeRegions[base + i] = regions[i];
+            sgeOffsets[base + i] = offsets[i];
+            sgeLengths[base + i] = request.sgeLength(i);
+            total += request.sgeLength(i);
+        }
+        totalLengths[idx] = total;
+        if (0 != (request.flags() & SendRequest.INLINE))
+        {
+            gatherToAddress(pos, inlineBase + (long)idx * maxInline, false);
+        }
+    }
+
+    /**
+     * Fills a reserved receive slot.
+     *
+     * @param pos     the reserved position.
+     * @param wrId    the correlation id.
+     * @param count   number of SGEs.
+     * @param regions region of each SGE.
+     * @param offsets offset of each SGE in its region.
+     * @param lengths length of each SGE.
+     */
+    public void fillRecv(
+        final long pos,
+        final long wrId,
+        final int count,
+        final AbstractMemoryRegion[] regions,
+        final long[] offsets,
+        final int[] lengths)
+    {
+        final int idx = (int)pos & mask;
+        wrIds[idx] = wrId;
+        opcodes[idx] = Opcode.RECV;
+        flags[idx] = SendRequest.SIGNALED;
+        sgeCounts[idx] = count;
+        long total = 0;
+        final int base = idx * maxSge;
+        for (int i = 0; i < count; i++)
+        {
+            sgeRegions[base + i] = regions[i];
+            sgeOffsets[base + i] = offsets[i];
+            sgeLengths[base + i] = lengths[i];
+            total += lengths[i];
+        }
+        totalLengths[idx] = total;
+    }
+
+    /**
+     * Makes a filled slot visible to the provider and to flushes.
+     *
+     * @param pos the reserved, filled position.
+     */
+    public void publish(final long pos)
+    {
+        STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_POSTED);
+        POSTED.setVolatile(this, pos + 1);
+    }
+
+    /**
+     * Completes a slot, once: later calls for the same position (a flush racing a real completion) return false.
+     *
+     * @param pos        position.
+     * @param status     a {@link WcStatus}.
+     * @param opcode     the completion opcode.
+     * @param byteLength bytes transferred.
+     * @param immediate  immediate data.
+     * @param cqFlags    completion flags.
+     * @return true if this call completed the slot.
+     */
+    public boolean complete(
+        final long pos, final int status, final int opcode, final int byteLength, final int immediate, final int cqFlags)
+    {
+        final int idx = (int)pos & mask;
+        if (!STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_COMPLETING))
+        {
+            return false;
+        }
+        statuses[idx] = status;
+        completionOpcodes[idx] = opcode;
+        byteLengths[idx] = byteLength;
+        completionImmediates[idx] = immediate;
+        completionFlags[idx] = cqFlags;
+        STATES.setRelease(states, idx, pos << 2 | PHASE_DONE);
+        return true;
+    }
+
+    /**
+     * @param pos a position.
+     * @return true while the slot is posted and not yet completed.
+     */
+    public boolean isPending(final long pos)
+    {
+        return (long)STATES.getAcquire(states, (int)pos & mask) == (pos << 2 | PHASE_POSTED);
+    }
+
+    /**
+     * Hands the next pending slot to the single consumer of work in this queue (the provider's thread that carries
+     * requests out in order: receives for arriving messages, or sends for a transmitting I/O thread).
+     *
+     * @return the position, or -1 if nothing is pending.
+     */
+    public long take()
+    {
+        final long pos = taken;
+        if (pos >= (long)POSTED.getAcquire(this) || !isPending(pos))
+        {
+            return -1;
+        }
+        taken = pos + 1;
+        return pos;
+    }
+
+    /**
+     * @return the position {@link #take()} would return next, or -1 if nothing is pending; does not take it.
+     */
+    public long peek()
+    {
+        final long pos = taken;
+        if (pos >= (long)POSTED.getAcquire(this) || !isPending(pos))
+        {
+            return -1;
+        }
+        return pos;
+    }
+
+    /**
+     * Completes every published slot not yet completed with {@link WcStatus#WR_FLUSH_ERR}.
+     */
+    public void flushPending()
+    {
+        final long end = (long)POSTED.getAcquire(this);
+        for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
+        {
+            final int idx = (int)pos & mask;
+            complete(pos, WcStatus.WR_FLUSH_ERR, sendQueue ? opcodes[idx] : Opcode.RECV, 0, 0, 0);
+        }
+    }
+
+    /**
+     * Completes the oldest slot not yet completed, if any.
+     *
+     * @param status the status to give it.
+     * @return true if a slot was completed.
+     */
+    public boolean completeOldestPending(final int status)
+    {
+        final long end = (long)POSTED.getAcquire(this);
+        for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
+        {
+            final int idx = (int)pos & mask;
+            if (complete(pos, status, sendQueue ? opcodes[idx] : Opcode.RECV, 0, 0, 0))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Hands completed slots, in position order, to {@code cq}. Non-blocking: if another thread is draining, it will
+     * pick up what this call would have.
+     *
+     * @param cq       the queue's completion queue.
+     * @param qpNumber the queue pair's number.
+     */
+    public void drain(final BaseCompletionQueue cq, final int qpNumber)
+    {
+        do
+        {
+            if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+            {
+                return;
+            }
+            try
+            {
+                long pos = cursor;
+                final long end = (long)POSTED.getAcquire(this);
+                while (pos < end)
+                {
+                    final int idx = (int)pos & mask;
+                    if ((long)STATES.getAcquire(states, idx) != (pos << 2 | PHASE_DONE))
+                    {
+                        break;
+                    }
+                    final int status = statuses[idx];
+                    if (!sendQueue || WcStatus.SUCCESS != status || 0 != (flags[idx] & SendRequest.SIGNALED))
+                    {
+                        cq.produce(this, pos, wrIds[idx], status, completionOpcodes[idx], byteLengths[idx],
+                            completionImmediates[idx], completionFlags[idx], qpNumber);
+                    }
+                    pos++;
+                }
+                CURSOR.setRelease(this, pos);
+            }
+            finally
+            {
+                DRAIN_LOCK.setRelease(this, 0);
+            }
+        }
+        while (readyToDrain());
+    }
+
+    /**
+     * Called by the CQ consumer after polling the entry for {@code pos}: frees that slot and every earlier one.
+     *
+     * @param pos position of the polled entry.
+     */
+    public void release(final long pos)
+    {
+        RELEASED.setRelease(this, pos + 1);
+    }
+
+    private boolean readyToDrain()
+    {
+        final long pos = (long)CURSOR.getAcquire(this);
+        return pos < (long)POSTED.getAcquire(this) &&
+            (long)STATES.getAcquire(states, (int)pos & mask) == (pos << 2 | PHASE_DONE);
+    }
+
+    /**
+     * @param pos position.
+     * @return the correlation id.
+     */
+    public long wrId(final long pos)
+    {
+        return wrIds[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return the posted opcode.
+     */
+    public int opcode(final long pos)
+    {
+        return opcodes[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return the posted flags.
+     */
+    public int flags(final long pos)
+    {
+        return flags[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return true for an inline send (payload at {@link #inlineAddress(long)}).
+     */
+    public boolean isInline(final long pos)
+    {
+        return 0 != (flags[(int)pos & mask] & SendRequest.INLINE);
+    }
+
+    /**
+     * @param pos position.
+     * @return the native address of the inline copy of the payload.
+     */
+    public long inlineAddress(final long pos)
+    {
+        return inlineBase + (long)((int)pos & mask) * maxInline;
+    }
+
+    /**
+     * @param pos position.
+     * @return the total length of the SGEs.
+     */
+    public long totalLength(final long pos)
+    {
+        return totalLengths[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return number of SGEs.
+     */
+    public int sgeCount(final long pos)
+    {
+        return sgeCounts[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @param i   SGE index.
+     * @return its region.
+     */
+    public AbstractMemoryRegion sgeRegion(final long pos, final int i)
+    {
+        return sgeRegions[((int)pos & mask) * maxSge + i];
+    }
+
+    /**
+     * @param pos position.
+     * @param i   SGE index.
+     * @return its offset in its region.
+     */
+    public long sgeOffset(final long pos, final int i)
+    {
+        return sgeOffsets[((int)pos & mask) * maxSge + i];
+    }
+
+    /**
+     * @param pos position.
+     * @param i   SGE index.
+     * @return its length.
+     */
+    public int sgeLength(final long pos, final int i)
+    {
+        return sgeLengths[((int)pos & mask) * maxSge + i];
+    }
+
+    /**
+     * @param pos position.
+     * @return remote address of a one-sided request.
+     */
+    public long remoteAddress(final long pos)
+    {
+        return remoteAddresses[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return rkey of a one-sided request.
+     */
+    public int rkey(final long pos)
+    {
+        return rkeys[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return immediate data.
+     */
+    public int immediateData(final long pos)
+    {
+        return immediates[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return atomic add/compare operand.
+     */
+    public long compareAdd(final long pos)
+    {
+        return compareAdds[(int)pos & mask];
+    }
+
+    /**
+     * @param pos position.
+     * @return atomic swap operand.
+     */
+    public long swap(final long pos)
+    {
+        return swaps[(int)pos & mask];
+    }
+
+    /**
+     * Copies the payload of a send slot (inline copy or SGEs, in order) to contiguous native memory.
+     *
+     * @param pos        position.
+     * @param dstAddress destination.
+     */
+    public void gatherToAddress(final long pos, final long dstAddress)
+    {
+        gatherToAddress(pos, dstAddress, true);
+    }
+
+    private void gatherToAddress(final long pos, final long dstAddress, final boolean useInline)
+    {
+        if (useInline && isInline(pos))
+        {
+            UnsafeApi.copyMemory(inlineAddress(pos), dstAddress, totalLength(pos));
+            return;
+        }
+        final int base = ((int)pos & mask) * maxSge;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
+        {
+            sgeRegions[base + i].memory().copyTo(sgeOffsets[base + i], dstAddress + done, sgeLengths[base + i]);
+            done += sgeLengths[base + i];
+        }
+    }
+
+    /**
+     * Copies the payload of a send slot into memory at an offset (may cross chunks).
+     *
+     * @param pos       position.
+     * @param dst       destination memory.
+     * @param dstOffset offset in it.
+     */
+    public void gatherTo(final long pos, final RegionMemory dst, final long dstOffset)
+    {
+        if (isInline(pos))
+        {
+            dst.copyFrom(inlineAddress(pos), dstOffset, totalLength(pos));
+            return;
+        }
+        final int base = ((int)pos & mask) * maxSge;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
+        {
+            RegionMemory.copy(sgeRegions[base + i].memory(), sgeOffsets[base + i], dst, dstOffset + done,
+                sgeLengths[base + i]);
+            done += sgeLengths[base + i];
+        }
+    }
+
+    /**
+     * Scatters {@code length} bytes into the SGEs of a slot (a receive, or a READ/atomic's local destination).
+     *
+     * @param pos       position.
+     * @param src       source memory.
+     * @param srcOffset offset in it.
+     * @param length    bytes.
+     * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} (nothing copied) if the SGEs are shorter.
+     */
+    public int scatterFrom(final long pos, final RegionMemory src, final long srcOffset, final long length)
+    {
+        if (length > totalLength(pos))
+        {
+            return WcStatus.LOC_LEN_ERR;
+        }
+        final int base = ((int)pos & mask) * maxSge;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
+        {
+            final long chunk = Math.min(sgeLengths[base + i], length - done);
+            RegionMemory.copy(src, srcOffset + done, sgeRegions[base + i].memory(), sgeOffsets[base + i], chunk);
+            done += chunk;
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Scatters {@code length} bytes from contiguous native memory into the SGEs of a slot.
+     *
+     * @param pos        position.
+     * @param srcAddress source.
+     * @param length     bytes.
+     * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} (nothing copied) if the SGEs are shorter.
+     */
+    public int scatterFromAddress(final long pos, final long srcAddress, final long length)
+    {
+        if (length > totalLength(pos))
+        {
+            return WcStatus.LOC_LEN_ERR;
+        }
+        final int base = ((int)pos & mask) * maxSge;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
+        {
+            final long chunk = Math.min(sgeLengths[base + i], length - done);
+            sgeRegions[base + i].memory().copyFrom(srcAddress + done, sgeOffsets[base + i], chunk);
+            done += chunk;
+        }
+        return WcStatus.SUCCESS;
+    }
+}
