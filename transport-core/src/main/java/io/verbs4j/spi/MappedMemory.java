@@ -37,19 +37,23 @@ public final class MappedMemory
         try
         {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException("cannot create " + file + ": " + ex, ex);
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            // Setting the size makes a sparse tmpfs file: pages come on first touch and read as zero.
+            if (length > 0)
             {
-                channel.truncate(0);
-                // Setting the size makes a sparse tmpfs file: pages come on first touch and read as zero.
-                if (length > 0)
-                {
-                    channel.write(ByteBuffer.wrap(new byte[1]), length - 1);
-                }
-                return map(channel, length);
+                channel.write(ByteBuffer.wrap(new byte[1]), length - 1);
             }
+            return map(channel, length);
         }
         catch (final IOException | RuntimeException ex)
         {
+            // Only the file this call created is removed.
             try
             {
                 Files.deleteIfExists(file);
@@ -58,7 +62,7 @@ public final class MappedMemory
             {
                 ex.addSuppressed(suppressed);
             }
-            throw new VerbsException("cannot create and map " + length + " bytes at " + file + ": " + ex, ex);
+            throw new VerbsException("cannot size and map " + length + " bytes at " + file + ": " + ex, ex);
         }
     }
 

@@ -1,0 +1,42 @@
+package io.verbs4j;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A JVM started without the Agrona flag gets a message naming the flag, not an IllegalAccessError. */
+class JvmFlagsTest
+{
+    /** Child entry point: opens a provider without the flag. */
+    public static final class Child
+    {
+        public static void main(final String[] args)
+        {
+            try
+            {
+                Verbs.open("any");
+            }
+            catch (final IllegalStateException ex)
+            {
+                System.out.println("MESSAGE " + ex.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void shouldNameTheMissingFlag() throws Exception
+    {
+        final Process process = new ProcessBuilder(List.of(
+            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+            "-cp", System.getProperty("java.class.path"), Child.class.getName()))
+            .redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor();
+        assertTrue(output.contains("MESSAGE") && output.contains("--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"),
+            output);
+    }
+}

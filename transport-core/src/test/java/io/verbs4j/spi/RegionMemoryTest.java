@@ -1,0 +1,59 @@
+package io.verbs4j.spi;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RegionMemoryTest
+{
+    @Test
+    void shouldSplitCopiesAtChunkBoundaries(@TempDir final Path dir) throws Exception
+    {
+        final long length = (2L << 30) + 4096;
+        final Path file = dir.resolve("big");
+        final RegionMemory memory = MappedMemory.create(file, length);
+        try
+        {
+            assertEquals(3, memory.chunkCount());
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(file)));
+            final byte[] data = new byte[8192];
+            for (int i = 0; i < data.length; i++)
+            {
+                data[i] = (byte)(i * 31);
+            }
+            final long offset = (1L << 30) - 4096;
+            memory.copyFrom(data, 0, offset, data.length);
+            final byte[] back = new byte[data.length];
+            memory.copyTo(offset, back, 0, back.length);
+            assertArrayEquals(data, back);
+            assertEquals(4096, memory.contiguousLength(offset));
+            final RegionMemory other = MappedMemory.create(dir.resolve("small"), 8192);
+            RegionMemory.copy(memory, offset, other, 0, 8192);
+            final byte[] copied = new byte[8192];
+            other.copyTo(0, copied, 0, 8192);
+            assertArrayEquals(data, copied);
+            MappedMemory.unmap(other);
+        }
+        finally
+        {
+            MappedMemory.unmap(memory);
+        }
+    }
+
+    @Test
+    void shouldRefuseToCreateOverAnExistingFileAndLeaveNothingBehind(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("taken");
+        Files.writeString(file, "x");
+        assertThrows(io.verbs4j.VerbsException.class, () -> MappedMemory.create(file, 64));
+        assertTrue(Files.exists(file), "an existing file is not ours to delete");
+    }
+}

@@ -1,0 +1,127 @@
+package io.verbs4j.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import io.verbs4j.Opcode;
+import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class WorkQueueAndCompletionQueueTest
+{
+    private final BaseCompletionQueue cq = new BaseCompletionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
+
+    private long post(final WorkQueue wq, final long wrId, final int flags)
+    {
+        final long pos = wq.reserve();
+        wq.fillSend(pos, new SendRequest(1).wrId(wrId).opcode(Opcode.RDMA_WRITE).flags(flags),
+            new AbstractMemoryRegion[1], new long[1]);
+        wq.publish(pos);
+        return pos;
+    }
+
+    private List<Long> pollAll()
+    {
+        final List<Long> ids = new ArrayList<>();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> ids.add(wrId), 64);
+        return ids;
+    }
+
+    @Test
+    void shouldHandCompletionsToTheCqInPostingOrder()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final long a = post(wq, 1, SendRequest.SIGNALED);
+        final long b = post(wq, 2, SendRequest.SIGNALED);
+        assertTrue(wq.complete(b, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        wq.drain(cq, 1);
+        assertEquals(List.of(), pollAll(), "b must wait for a");
+        assertTrue(wq.complete(a, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        wq.drain(cq, 1);
+        assertEquals(List.of(1L, 2L), pollAll());
+    }
+
+    @Test
+    void shouldCompleteASlotOnlyOnce()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final long a = post(wq, 1, SendRequest.SIGNALED);
+        assertTrue(wq.complete(a, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        assertFalse(wq.complete(a, WcStatus.WR_FLUSH_ERR, Opcode.RDMA_WRITE, 0, 0, 0));
+        wq.flushPending();
+        wq.drain(cq, 1);
+        final List<Integer> statuses = new ArrayList<>();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> statuses.add(status), 8);
+        assertEquals(List.of(WcStatus.SUCCESS), statuses);
+    }
+
+    @Test
+    void shouldSuppressUnsignaledSuccessesButReleaseTheirSlotsWithTheNextSignaled()
+    {
+        final WorkQueue wq = new WorkQueue(true, 4, 1, 0);
+        for (int i = 0; i < 3; i++)
+        {
+            wq.complete(post(wq, i, 0), WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0);
+        }
+        wq.complete(post(wq, 3, SendRequest.SIGNALED), WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0);
+        assertEquals(0, wq.free());
+        wq.drain(cq, 1);
+        assertEquals(0, wq.free(), "slots are released when polled, not when drained");
+        assertEquals(List.of(3L), pollAll());
+        assertEquals(4, wq.free());
+    }
+
+    @Test
+    void shouldReportUnsignaledFailures()
+    {
+        final WorkQueue wq = new WorkQueue(true, 4, 1, 0);
+        final long a = post(wq, 7, 0);
+        wq.complete(a, WcStatus.REM_ACCESS_ERR, Opcode.RDMA_WRITE, 0, 0, 0);
+        post(wq, 8, 0);
+        wq.flushPending();
+        wq.drain(cq, 1);
+        assertEquals(List.of(7L, 8L), pollAll());
+    }
+
+    @Test
+    void shouldAcceptCompletionsFromManyThreads() throws InterruptedException
+    {
+        final int depth = 32;
+        final BaseCompletionQueue big = new BaseCompletionQueue(this, depth, Progress.NONE, new BackoffIdleStrategy());
+        final WorkQueue wq = new WorkQueue(true, depth, 1, 0);
+        final long[] positions = new long[depth];
+        for (int i = 0; i < depth; i++)
+        {
+            positions[i] = post(wq, i, SendRequest.SIGNALED);
+        }
+        final CountDownLatch done = new CountDownLatch(4);
+        for (int t = 0; t < 4; t++)
+        {
+            final int start = t;
+            new Thread(() ->
+            {
+                for (int i = start; i < depth; i += 4)
+                {
+                    wq.complete(positions[i], WcStatus.SUCCESS, Opcode.RDMA_WRITE, 1, 0, 0);
+                    wq.drain(big, 1);
+                }
+                done.countDown();
+            }).start();
+        }
+        done.await();
+        final List<Long> ids = new ArrayList<>();
+        big.poll((wrId, status, opcode, len, imm, flags, qp) -> ids.add(wrId), 64);
+        assertEquals(depth, ids.size());
+        for (int i = 0; i < depth; i++)
+        {
+            assertEquals(i, ids.get(i));
+        }
+    }
+}
