@@ -20,7 +20,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -136,7 +136,7 @@ public final class PerftestCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        final PrintStream out = System.out;
+        final PrintWriter out = spec.commandLine().getOut();
         if (list)
         {
             printList(out);
@@ -155,8 +155,8 @@ public final class PerftestCommand implements Callable<Integer>
                 ParentWatchdog.start(System.in);
             }
             final int serverPort = null == port ? DEFAULT_PORT : port;
-            final int failures = new PerftestServer(registry, bindAddress, serverPort, timeoutMs, System.err)
-                .run(out);
+            final int failures = new PerftestServer(
+                registry, bindAddress, serverPort, timeoutMs, spec.commandLine().getErr()).run(out);
             return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         }
         final List<TestPlan> plans = plans(timeoutMs);
@@ -251,7 +251,7 @@ public final class PerftestCommand implements Callable<Integer>
         final List<String> childArgs = List.of(
             "perftest", "--server", "--port", "0", "--bind", LOOPBACK, "--exit-with-parent",
             "--timeout", Long.toString(timeoutSeconds));
-        try (PeerProcess peer = PeerProcess.start(childArgs, Math.max(timeoutMs, 30_000), System.err))
+        try (PeerProcess peer = PeerProcess.start(childArgs, Math.max(timeoutMs, 30_000), spec.commandLine().getErr()))
         {
             final String endpoint = peer.endpoint();
             final int colon = endpoint.lastIndexOf(':');
@@ -295,7 +295,7 @@ public final class PerftestCommand implements Callable<Integer>
         return false;
     }
 
-    private void printList(final PrintStream out)
+    private void printList(final PrintWriter out)
     {
         for (final TransportUnderTest transport : registry.all())
         {

@@ -5,7 +5,7 @@ import io.verbs4j.bench.baseline.ShmFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ public final class PeerProcess implements AutoCloseable
      * @return the running peer.
      * @throws IOException if the child cannot start, exits early or is not ready in time (it is killed).
      */
-    public static PeerProcess start(final List<String> mainArgs, final long timeoutMs, final PrintStream log)
+    public static PeerProcess start(final List<String> mainArgs, final long timeoutMs, final PrintWriter log)
         throws IOException
     {
         final ProcessBuilder builder = new ProcessBuilder(command(mainArgs));
@@ -185,7 +185,7 @@ public final class PeerProcess implements AutoCloseable
         ShmFiles.deleteAllOwnedBy(process.pid());
     }
 
-    private static void pumpOutput(final Process process, final CompletableFuture<String> ready, final PrintStream log)
+    private static void pumpOutput(final Process process, final CompletableFuture<String> ready, final PrintWriter log)
     {
         try (BufferedReader reader = new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
@@ -201,6 +201,7 @@ public final class PeerProcess implements AutoCloseable
                 else
                 {
                     log.println("[peer] " + line);
+                    log.flush();
                 }
             }
         }

@@ -1,6 +1,6 @@
 package io.verbs4j.bench.report;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Locale;
  */
 public final class JsonLinesResultSink implements ResultSink
 {
-    private final PrintStream out;
+    private final PrintWriter out;
     private TestHeader header;
 
     /**
@@ -18,7 +18,7 @@ public final class JsonLinesResultSink implements ResultSink
      *
      * @param out where to print.
      */
-    public JsonLinesResultSink(final PrintStream out)
+    public JsonLinesResultSink(final PrintWriter out)
     {
         this.out = out;
     }

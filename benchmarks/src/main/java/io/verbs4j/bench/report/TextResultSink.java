@@ -2,7 +2,7 @@ package io.verbs4j.bench.report;
 
 import io.verbs4j.bench.spi.TestKind;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
@@ -10,14 +10,14 @@ import java.util.Locale;
  */
 public final class TextResultSink implements ResultSink
 {
-    private final PrintStream out;
+    private final PrintWriter out;
 
     /**
      * Creates a sink.
      *
      * @param out where to print.
      */
-    public TextResultSink(final PrintStream out)
+    public TextResultSink(final PrintWriter out)
     {
         this.out = out;
     }

@@ -12,7 +12,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -33,7 +33,7 @@ public final class PerftestServer
     private final String bindAddress;
     private final int port;
     private final long timeoutMs;
-    private final PrintStream log;
+    private final PrintWriter log;
 
     /**
      * Creates a server.
@@ -46,7 +46,7 @@ public final class PerftestServer
      */
     public PerftestServer(
         final TransportRegistry registry, final String bindAddress, final int port, final long timeoutMs,
-        final PrintStream log)
+        final PrintWriter log)
     {
         this.registry = registry;
         this.bindAddress = bindAddress;
@@ -62,7 +62,7 @@ public final class PerftestServer
      * @return the number of sessions whose responder failed.
      * @throws IOException if the control port cannot be opened, no client comes in time, or HELLO fails.
      */
-    public int run(final PrintStream ready) throws IOException
+    public int run(final PrintWriter ready) throws IOException
     {
         try (ServerSocket listener = new ServerSocket())
         {
@@ -73,6 +73,7 @@ public final class PerftestServer
             ready.println(ReadySignal.format(advertised + ":" + listener.getLocalPort()));
             ready.flush();
             log.println("# verbs4j perftest server listening on " + advertised + ":" + listener.getLocalPort());
+            log.flush();
             final Socket socket;
             try
             {
@@ -110,6 +111,7 @@ public final class PerftestServer
             catch (final EOFException ex)
             {
                 log.println("# verbs4j perftest server: client went away");
+                log.flush();
                 return failures;
             }
             if (ControlProtocol.QUIT == type)
@@ -176,6 +178,7 @@ public final class PerftestServer
             {
                 log.println("# verbs4j perftest server: " + spec.transport() + " " + spec.messageBytes() +
                     " B failed: " + describe(error));
+                log.flush();
             }
             return ok;
         }
