@@ -1,0 +1,4 @@
+/**
+ * Baselines measured next to verbs4j: plain sockets, NIO, raw shared memory and memcpy.
+ */
+package io.verbs4j.bench.baseline;

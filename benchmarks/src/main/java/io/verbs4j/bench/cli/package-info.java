@@ -1,0 +1,4 @@
+/**
+ * Command-line front ends (picocli): option parsing and validation, exit code 2 on bad input.
+ */
+package io.verbs4j.bench.cli;

@@ -1,0 +1,4 @@
+/**
+ * The perftest control connection between initiator and responder hosts.
+ */
+package io.verbs4j.bench.control;

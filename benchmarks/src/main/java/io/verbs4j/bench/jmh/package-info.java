@@ -1,0 +1,4 @@
+/**
+ * JMH suites over the same transport SPI; run with {@code verbs4j jmh}.
+ */
+package io.verbs4j.bench.jmh;

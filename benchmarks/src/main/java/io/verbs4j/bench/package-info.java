@@ -1,0 +1,4 @@
+/**
+ * verbs4j benchmark tools: the {@code verbs4j} command ({@link io.verbs4j.bench.Main}) and its subcommands.
+ */
+package io.verbs4j.bench;

@@ -1,0 +1,27 @@
+package io.verbs4j.bench.report;
+
+import io.verbs4j.bench.spi.TestKind;
+
+/**
+ * What a table of rows was measured with; printed as the banner (text) or repeated in every row (JSON).
+ *
+ * @param transport   transport name.
+ * @param description transport description.
+ * @param kind        latency or bandwidth.
+ * @param peer        where the responder ran, e.g. {@code 127.0.0.1 (child JVM pid 4242)} or {@code in-process}.
+ * @param idleMode    {@code backoff} or {@code busy-poll}.
+ * @param warmup      untimed iterations per size.
+ * @param window      messages per window (bandwidth).
+ * @param javaVersion the initiator's {@code java.vm.version}.
+ */
+public record TestHeader(
+    String transport,
+    String description,
+    TestKind kind,
+    String peer,
+    String idleMode,
+    long warmup,
+    int window,
+    String javaVersion)
+{
+}

@@ -1,0 +1,95 @@
+package io.verbs4j.bench.report;
+
+import io.verbs4j.bench.spi.TestKind;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * Writes perftest-style tables: a banner, the header, one row per size, a closing line; notes as {@code # ...}.
+ */
+public final class TextResultSink implements ResultSink
+{
+    private final PrintWriter out;
+
+    /**
+     * Creates a sink.
+     *
+     * @param out where to print.
+     */
+    public TextResultSink(final PrintWriter out)
+    {
+        this.out = out;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void begin(final TestHeader header)
+    {
+        out.println(PerftestFormat.RESULT_LINE);
+        out.println("                    " + header.transport() + " " + header.kind().title() + " Test");
+        out.println(pair("Transport", header.transport(), "Peer", header.peer()));
+        out.println(pair("Idle strategy", header.idleMode(), "Warm-up iters", Long.toString(header.warmup())));
+        if (TestKind.BANDWIDTH == header.kind())
+        {
+            out.println(pair("TX depth", Integer.toString(header.window()), "Java", header.javaVersion()));
+            out.println(" Method          : windows of TX depth msgs, each acked by the receiver; GB/s = 1e9 B/s");
+        }
+        else
+        {
+            out.println(pair("Java", header.javaVersion(), "Timer", "System.nanoTime"));
+            out.println(" Method          : ping-pong, latency = round trip / 2, t_typical = median");
+        }
+        out.println(" Description     : " + header.description());
+        out.println(PerftestFormat.RESULT_LINE);
+        out.println(TestKind.LATENCY == header.kind() ? PerftestFormat.LATENCY_HEADER : PerftestFormat.BANDWIDTH_HEADER);
+        out.flush();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void latency(final LatencyStats stats)
+    {
+        out.println(PerftestFormat.latencyRow(stats));
+        out.flush();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void bandwidth(final BandwidthStats stats)
+    {
+        out.println(PerftestFormat.bandwidthRow(stats));
+        out.flush();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void note(final String text)
+    {
+        out.println(" # " + text);
+        out.flush();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void end()
+    {
+        out.println(PerftestFormat.RESULT_LINE);
+        out.flush();
+    }
+
+    private static String pair(final String key1, final String value1, final String key2, final String value2)
+    {
+        return String.format(Locale.ROOT, " %-16s: %s\t\t%-15s: %s", key1, value1, key2, value2);
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * perftest-style and JSON reporting from HdrHistogram.
+ */
+package io.verbs4j.bench.report;

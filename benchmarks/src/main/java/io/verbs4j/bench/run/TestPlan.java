@@ -1,0 +1,42 @@
+package io.verbs4j.bench.run;
+
+import io.verbs4j.bench.spi.SessionSpec;
+import io.verbs4j.bench.spi.TestKind;
+import io.verbs4j.bench.spi.TransportUnderTest;
+
+import java.util.List;
+
+/**
+ * One table of a perftest run: one transport, one kind, a size sweep, and the per-session settings.
+ *
+ * @param transport  the transport.
+ * @param kind       latency or bandwidth.
+ * @param sizes      message sizes in sweep order.
+ * @param warmup     untimed iterations per size.
+ * @param iterations timed iterations per size.
+ * @param window     messages per bandwidth window (1 for latency).
+ * @param busyPoll   idle mode.
+ * @param timeoutMs  longest single wait.
+ */
+public record TestPlan(
+    TransportUnderTest transport,
+    TestKind kind,
+    List<Integer> sizes,
+    long warmup,
+    long iterations,
+    int window,
+    boolean busyPoll,
+    long timeoutMs)
+{
+    /**
+     * The session for one size.
+     *
+     * @param messageBytes the size.
+     * @return the spec.
+     */
+    public SessionSpec spec(final int messageBytes)
+    {
+        return new SessionSpec(
+            transport.name(), kind, messageBytes, warmup, iterations, window, busyPoll, timeoutMs);
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Running sessions: the transport registry, the timed loops, the perftest client and server.
+ */
+package io.verbs4j.bench.run;

@@ -1,0 +1,4 @@
+/**
+ * The transport-under-test SPI: what a baseline or a verbs transport implements to be measured by perftest and JMH.
+ */
+package io.verbs4j.bench.spi;

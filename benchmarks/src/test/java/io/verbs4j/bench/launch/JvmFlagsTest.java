@@ -1,0 +1,45 @@
+package io.verbs4j.bench.launch;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JvmFlagsTest
+{
+    @Test
+    void shouldMatchTheLauncherScript() throws Exception
+    {
+        final Path script = Path.of("..", "verbs4j");
+        assertTrue(Files.isRegularFile(script), "launcher script not found at " + script.toAbsolutePath());
+        final String line = Files.readAllLines(script).stream()
+            .filter(l -> l.startsWith("JVM_FLAGS=("))
+            .findFirst()
+            .orElseThrow();
+        final String flags = line.substring("JVM_FLAGS=(".length(), line.lastIndexOf(')'));
+
+        assertEquals(JvmFlags.LIST, JvmFlags.normalise(flags));
+    }
+
+    @Test
+    void shouldMatchTheParentPomProperty()
+    {
+        final String fromPom = System.getProperty("verbs4j.test.jvmFlags");
+        assertNotNull(fromPom, "surefire must pass verbs4j.test.jvmFlags (parent pom)");
+
+        assertEquals(JvmFlags.LIST, JvmFlags.normalise(fromPom));
+    }
+
+    @Test
+    void shouldNormaliseTwoTokenAddExports()
+    {
+        assertEquals(
+            List.of("-XX:+IgnoreUnrecognizedVMOptions", "--add-exports=java.base/x=ALL-UNNAMED"),
+            JvmFlags.normalise(" -XX:+IgnoreUnrecognizedVMOptions  --add-exports java.base/x=ALL-UNNAMED "));
+    }
+}

@@ -1,0 +1,57 @@
+package io.verbs4j.bench.report;
+
+import io.verbs4j.bench.spi.TestKind;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JsonLinesResultSinkTest
+{
+    @Test
+    void shouldWriteOneObjectPerRowWithHeaderFields()
+    {
+        final StringWriter text = new StringWriter();
+        final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
+
+        sink.begin(new TestHeader("nio", "d", TestKind.BANDWIDTH, "127.0.0.1", "busy-poll", 5, 128, "17"));
+        sink.bandwidth(new BandwidthStats(4096, 5000, 2.5, 2.0, 0.48828125));
+        sink.end();
+
+        final String line = text.toString().trim();
+        assertEquals(1, line.split("\n").length);
+        assertTrue(line.startsWith("{\"type\":\"bandwidth\",\"transport\":\"nio\",\"test\":\"bw\""), line);
+        assertTrue(line.contains("\"bytes\":4096,\"iterations\":5000,\"window\":128"), line);
+        assertTrue(line.contains("\"bw_peak_GBps\":2.5,\"bw_average_GBps\":2.0,\"msg_rate_Mpps\":0.48828125"), line);
+        assertTrue(line.endsWith("}"), line);
+    }
+
+    @Test
+    void shouldCarryLatencyInMicrosecondsAndNanoseconds()
+    {
+        final StringWriter text = new StringWriter();
+        final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
+
+        sink.begin(new TestHeader("shm-cacheline", "d", TestKind.LATENCY, "p", "backoff", 0, 1, "17"));
+        sink.latency(new LatencyStats(8, 10, 150, 300, 162.5, 170, 10, 250, 300));
+
+        final String line = text.toString();
+        assertTrue(line.contains("\"t_typical_usec\":0.1625"), line);
+        assertTrue(line.contains("\"t_typical_ns\":162.5"), line);
+        assertTrue(line.contains("\"p99_9_ns\":300.0"), line);
+    }
+
+    @Test
+    void shouldEscapeNotes()
+    {
+        final StringWriter text = new StringWriter();
+        final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
+
+        sink.note("a \"quoted\" \\ path\tx");
+
+        assertEquals("{\"type\":\"note\",\"text\":\"a \\\"quoted\\\" \\\\ path\\tx\"}", text.toString().trim());
+    }
+}

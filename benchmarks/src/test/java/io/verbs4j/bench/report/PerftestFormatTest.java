@@ -1,0 +1,66 @@
+package io.verbs4j.bench.report;
+
+import io.verbs4j.bench.spi.TestKind;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PerftestFormatTest
+{
+    @Test
+    void shouldPrintLatencyRowWithPerftestFormat()
+    {
+        final LatencyStats stats = new LatencyStats(2, 1000, 920, 3_140, 950, 960, 50, 1_020, 3_140);
+
+        assertEquals(
+            " 2       1000          0.92           3.14         0.95     \t       0.96        \t0.05   \t\t1.02    " +
+            "\t\t3.14   ",
+            PerftestFormat.latencyRow(stats));
+    }
+
+    @Test
+    void shouldPrintBandwidthRowInGigabytesPerSecond()
+    {
+        final BandwidthStats stats = new BandwidthStats(65536, 5000, 12.5, 11.25, 0.171661);
+
+        assertEquals(
+            " 65536      5000           12.500000            11.250000            0.171661",
+            PerftestFormat.bandwidthRow(stats));
+    }
+
+    @Test
+    void shouldKeepPerftestHeaders()
+    {
+        assertEquals(
+            " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   " +
+            "99% percentile[usec]   99.9% percentile[usec] ",
+            PerftestFormat.LATENCY_HEADER);
+        assertEquals(
+            " #bytes     #iterations    BW peak[GB/s]    BW average[GB/s]   MsgRate[Mpps]",
+            PerftestFormat.BANDWIDTH_HEADER);
+        assertEquals(87, PerftestFormat.RESULT_LINE.length());
+    }
+
+    @Test
+    void shouldWriteTableWithBannerHeaderRowsAndNotes()
+    {
+        final StringWriter text = new StringWriter();
+        final TextResultSink sink = new TextResultSink(new PrintWriter(text));
+
+        sink.begin(new TestHeader("socket", "plain sockets", TestKind.LATENCY, "127.0.0.1", "backoff", 10, 1, "17"));
+        sink.latency(new LatencyStats(8, 100, 1_000, 2_000, 1_500, 1_500, 100, 1_900, 2_000));
+        sink.note("sizes not supported, skipped: [4]");
+        sink.end();
+
+        final String[] lines = text.toString().split("\n");
+        assertEquals(PerftestFormat.RESULT_LINE, lines[0]);
+        assertTrue(lines[1].contains("socket Latency Test"));
+        assertTrue(text.toString().contains(PerftestFormat.LATENCY_HEADER + "\n" + " 8       100 "));
+        assertEquals(" # sizes not supported, skipped: [4]", lines[lines.length - 2]);
+        assertEquals(PerftestFormat.RESULT_LINE, lines[lines.length - 1]);
+    }
+}
