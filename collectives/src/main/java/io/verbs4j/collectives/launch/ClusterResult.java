@@ -1,0 +1,84 @@
+package io.verbs4j.collectives.launch;
+
+import java.util.Arrays;
+
+/** How a {@link LoopbackCluster} run ended: each rank's exit code, and whether the launcher had to kill ranks. */
+public final class ClusterResult
+{
+    private final int[] exitCodes;
+    private final boolean[] killed;
+    private final boolean timedOut;
+
+    ClusterResult(final int[] exitCodes, final boolean[] killed, final boolean timedOut)
+    {
+        this.exitCodes = exitCodes.clone();
+        this.killed = killed.clone();
+        this.timedOut = timedOut;
+    }
+
+    /**
+     * Exit code of one rank.
+     *
+     * @param rank a rank.
+     * @return its process exit code (for a killed rank, what the OS reported, typically 137).
+     */
+    public int exitCode(final int rank)
+    {
+        return exitCodes[rank];
+    }
+
+    /**
+     * All exit codes.
+     *
+     * @return a copy, index = rank.
+     */
+    public int[] exitCodes()
+    {
+        return exitCodes.clone();
+    }
+
+    /**
+     * Whether the launcher killed a rank (because of the timeout or another rank's failure).
+     *
+     * @param rank a rank.
+     * @return true if it was killed rather than exiting by itself.
+     */
+    public boolean wasKilled(final int rank)
+    {
+        return killed[rank];
+    }
+
+    /**
+     * Whether the run hit its timeout.
+     *
+     * @return true on timeout.
+     */
+    public boolean timedOut()
+    {
+        return timedOut;
+    }
+
+    /**
+     * Whether every rank exited by itself with code 0.
+     *
+     * @return true on full success.
+     */
+    public boolean succeeded()
+    {
+        for (int r = 0; r < exitCodes.length; r++)
+        {
+            if (0 != exitCodes[r] || killed[r])
+            {
+                return false;
+            }
+        }
+        return !timedOut;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ClusterResult{exitCodes=" + Arrays.toString(exitCodes) + ", killed=" + Arrays.toString(killed) +
+            ", timedOut=" + timedOut + '}';
+    }
+}

@@ -1,0 +1,168 @@
+package io.verbs4j.collectives.rendezvous;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Reads a rank's place in the job from environment variables the torchrun way and opens the matching
+ * {@link TcpStore}: rank 0 hosts the server on {@code MASTER_PORT} (all interfaces, as PyTorch does), every rank
+ * connects to {@code MASTER_ADDR:MASTER_PORT}.
+ *
+ * <p>Variables: {@value #MASTER_ADDR}, {@value #MASTER_PORT}, {@value #RANK} (else {@value #OMPI_RANK}),
+ * {@value #WORLD_SIZE} (else {@value #OMPI_SIZE}). The environment is passed in as a map so tests and embedding
+ * engines need not touch the process environment.
+ *
+ * <pre>{@code
+ * EnvRendezvous env = EnvRendezvous.from(System.getenv());
+ * try (RendezvousStore store = env.connect(RendezvousStore.DEFAULT_TIMEOUT)) { ... }
+ * }</pre>
+ */
+public final class EnvRendezvous
+{
+    /** Host name or address of rank 0's store server. */
+    public static final String MASTER_ADDR = "MASTER_ADDR";
+    /** Port of rank 0's store server. */
+    public static final String MASTER_PORT = "MASTER_PORT";
+    /** This process's rank. */
+    public static final String RANK = "RANK";
+    /** Number of ranks. */
+    public static final String WORLD_SIZE = "WORLD_SIZE";
+    /** Open MPI's rank variable, used when {@value #RANK} is absent. */
+    public static final String OMPI_RANK = "OMPI_COMM_WORLD_RANK";
+    /** Open MPI's size variable, used when {@value #WORLD_SIZE} is absent. */
+    public static final String OMPI_SIZE = "OMPI_COMM_WORLD_SIZE";
+
+    private final String masterAddr;
+    private final int masterPort;
+    private final int rank;
+    private final int worldSize;
+
+    private EnvRendezvous(final String masterAddr, final int masterPort, final int rank, final int worldSize)
+    {
+        this.masterAddr = masterAddr;
+        this.masterPort = masterPort;
+        this.rank = rank;
+        this.worldSize = worldSize;
+    }
+
+    /**
+     * Parses and validates the variables.
+     *
+     * @param env the environment, e.g. {@code System.getenv()}.
+     * @return the parsed settings.
+     * @throws IllegalArgumentException naming the variable that is missing or malformed, or if the rank is not in
+     *                                  {@code [0, worldSize)}.
+     */
+    public static EnvRendezvous from(final Map<String, String> env)
+    {
+        if (null == env)
+        {
+            throw new IllegalArgumentException("environment map must not be null");
+        }
+        final String addr = env.get(MASTER_ADDR);
+        if (null == addr || addr.isBlank())
+        {
+            throw new IllegalArgumentException(MASTER_ADDR + " is not set; set it to the host of rank 0 " +
+                "(e.g. MASTER_ADDR=127.0.0.1 for one machine)");
+        }
+        final int port = parseInt(env, MASTER_PORT, null);
+        if (port < 1 || port > 65535)
+        {
+            throw new IllegalArgumentException(MASTER_PORT + "=" + port + " is not a TCP port (1..65535)");
+        }
+        final int size = parseInt(env, WORLD_SIZE, OMPI_SIZE);
+        if (size < 1)
+        {
+            throw new IllegalArgumentException("world size must be >= 1 but " + WORLD_SIZE + "/" + OMPI_SIZE +
+                " gave " + size);
+        }
+        final int rank = parseInt(env, RANK, OMPI_RANK);
+        if (rank < 0 || rank >= size)
+        {
+            throw new IllegalArgumentException("rank " + rank + " is outside [0, " + size + "); check " + RANK +
+                " and " + WORLD_SIZE);
+        }
+        return new EnvRendezvous(addr.trim(), port, rank, size);
+    }
+
+    /**
+     * Opens the store: rank 0 starts the server and connects to it, the others connect (retrying until rank 0
+     * is up or the timeout passes).
+     *
+     * @param timeout how long to wait for the server, positive.
+     * @return an open store; closing it on rank 0 stops the server.
+     */
+    public TcpStore connect(final Duration timeout)
+    {
+        if (0 == rank)
+        {
+            return TcpStore.host(new InetSocketAddress(masterPort), timeout);
+        }
+        return TcpStore.connect(new InetSocketAddress(masterAddr, masterPort), timeout);
+    }
+
+    /**
+     * Host of rank 0's server.
+     *
+     * @return the value of MASTER_ADDR.
+     */
+    public String masterAddr()
+    {
+        return masterAddr;
+    }
+
+    /**
+     * Port of rank 0's server.
+     *
+     * @return the value of MASTER_PORT.
+     */
+    public int masterPort()
+    {
+        return masterPort;
+    }
+
+    /**
+     * This process's rank.
+     *
+     * @return a rank in {@code [0, worldSize())}.
+     */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /**
+     * Number of ranks.
+     *
+     * @return the world size, at least 1.
+     */
+    public int worldSize()
+    {
+        return worldSize;
+    }
+
+    private static int parseInt(final Map<String, String> env, final String name, final String fallback)
+    {
+        String used = name;
+        String text = env.get(name);
+        if ((null == text || text.isBlank()) && null != fallback)
+        {
+            used = fallback;
+            text = env.get(fallback);
+        }
+        if (null == text || text.isBlank())
+        {
+            throw new IllegalArgumentException(name + (null == fallback ? "" : " (or " + fallback + ")") +
+                " is not set; launch with torchrun-style variables or use LoopbackCluster");
+        }
+        try
+        {
+            return Integer.parseInt(text.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(used + "=" + text + " is not an integer", ex);
+        }
+    }
+}
