@@ -1,0 +1,196 @@
+package io.verbs4j.collectives;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one place where the collectives module reads configuration: each knob is a {@code *_PROP_NAME} system
+ * property with a {@code *_DEFAULT}, read by a static accessor. {@link CommunicatorContext} starts from these values
+ * and lets code override them per communicator.
+ *
+ * <table>
+ * <caption>Runtime parameters</caption>
+ * <tr><th>property</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>{@value #CHUNK_BYTES_PROP_NAME}</td><td>262144</td><td>bytes of one inbox slot = largest message of
+ * the pipelined algorithms (4 KiB .. 8 MiB, clamped to the devices' maxMessageLength)</td></tr>
+ * <tr><td>{@value #SLOTS_PROP_NAME}</td><td>4</td><td>inbox slots per peer (credits); 2 = double buffering</td></tr>
+ * <tr><td>{@value #OP_TIMEOUT_PROP_NAME}</td><td>30000</td><td>longest a collective may wait for a peer before
+ * it fails with a {@link CollectiveException} (a hung rank)</td></tr>
+ * <tr><td>{@value #BOOTSTRAP_TIMEOUT_PROP_NAME}</td><td>30000</td><td>rendezvous and connection timeout</td></tr>
+ * <tr><td>{@value #PEER_TIMEOUT_PROP_NAME}</td><td>2000</td><td>device peer timeout: bound on noticing a dead
+ * peer process</td></tr>
+ * <tr><td>{@value #ALGORITHM_PROP_NAME}</td><td>AUTO</td><td>{@link Algorithm} override</td></tr>
+ * <tr><td>{@value #TRANSPORT_PROP_NAME}</td><td>(empty)</td><td>force one provider ({@code shm}, {@code tcp})
+ * for every peer instead of choosing per peer</td></tr>
+ * <tr><td>{@value #HOST_ADDRESS_PROP_NAME}</td><td>127.0.0.1</td><td>address peers on other hosts use to reach this
+ * one (tcp listeners)</td></tr>
+ * <tr><td>{@value #CALIBRATE_PROP_NAME}</td><td>true</td><td>measure latency and bandwidth at creation for the
+ * algorithm selector (false: use the built-in per-transport table)</td></tr>
+ * <tr><td>{@value #MAX_PENDING_PROP_NAME}</td><td>64</td><td>non-blocking handles per communicator</td></tr>
+ * <tr><td>{@value #IDLE_SPINS_PROP_NAME}, {@value #IDLE_YIELDS_PROP_NAME}, {@value #IDLE_MIN_PARK_PROP_NAME},
+ * {@value #IDLE_MAX_PARK_PROP_NAME}</td><td>100, 50, 1000 ns, 50000 ns</td><td>back-off of waiting threads</td></tr>
+ * </table>
+ */
+public final class CollectivesConfiguration
+{
+    /** Inbox slot size in bytes. */
+    public static final String CHUNK_BYTES_PROP_NAME = "verbs4j.collectives.chunk.bytes";
+    /** Default slot size: 256 KiB (fits the L2 of one core twice over with the reduction operands). */
+    public static final int CHUNK_BYTES_DEFAULT = 256 * 1024;
+    /** Smallest slot size. */
+    public static final int CHUNK_BYTES_MIN = 4096;
+    /** Largest slot size (the immediate data carries a 24-bit length). */
+    public static final int CHUNK_BYTES_MAX = 8 * 1024 * 1024;
+
+    /** Inbox slots per peer. */
+    public static final String SLOTS_PROP_NAME = "verbs4j.collectives.slots";
+    /** Default slots per peer. */
+    public static final int SLOTS_DEFAULT = 4;
+    /** Most slots per peer (the immediate data carries a 6-bit slot number). */
+    public static final int SLOTS_MAX = 32;
+
+    /** Operation timeout in milliseconds. */
+    public static final String OP_TIMEOUT_PROP_NAME = "verbs4j.collectives.op.timeout.ms";
+    /** Default operation timeout. */
+    public static final long OP_TIMEOUT_DEFAULT_MS = 30_000;
+
+    /** Bootstrap (rendezvous and connect) timeout in milliseconds. */
+    public static final String BOOTSTRAP_TIMEOUT_PROP_NAME = "verbs4j.collectives.bootstrap.timeout.ms";
+    /** Default bootstrap timeout, Gloo's 30 s. */
+    public static final long BOOTSTRAP_TIMEOUT_DEFAULT_MS = 30_000;
+
+    /** Peer timeout given to the devices the communicator opens, in milliseconds. */
+    public static final String PEER_TIMEOUT_PROP_NAME = "verbs4j.collectives.peer.timeout.ms";
+    /** Default peer timeout. */
+    public static final long PEER_TIMEOUT_DEFAULT_MS = 2_000;
+
+    /** Algorithm override. */
+    public static final String ALGORITHM_PROP_NAME = "verbs4j.collectives.algorithm";
+    /** Default: choose by the cost model. */
+    public static final String ALGORITHM_DEFAULT = "AUTO";
+
+    /** Provider forced for every peer. */
+    public static final String TRANSPORT_PROP_NAME = "verbs4j.collectives.transport";
+    /** Default: choose per peer. */
+    public static final String TRANSPORT_DEFAULT = "";
+
+    /** Address peers use to reach this host. */
+    public static final String HOST_ADDRESS_PROP_NAME = "verbs4j.collectives.host.address";
+    /** Default host address. */
+    public static final String HOST_ADDRESS_DEFAULT = "127.0.0.1";
+
+    /** Whether to calibrate the cost model at creation. */
+    public static final String CALIBRATE_PROP_NAME = "verbs4j.collectives.calibrate";
+    /** Default: calibrate. */
+    public static final boolean CALIBRATE_DEFAULT = true;
+
+    /** Non-blocking handles per communicator. */
+    public static final String MAX_PENDING_PROP_NAME = "verbs4j.collectives.max.pending";
+    /** Default number of handles. */
+    public static final int MAX_PENDING_DEFAULT = 64;
+
+    /** Spins before yielding when a thread waits. */
+    public static final String IDLE_SPINS_PROP_NAME = "verbs4j.collectives.idle.spins";
+    /** Default spins. */
+    public static final long IDLE_SPINS_DEFAULT = 100;
+    /** Yields before parking. */
+    public static final String IDLE_YIELDS_PROP_NAME = "verbs4j.collectives.idle.yields";
+    /** Default yields. */
+    public static final long IDLE_YIELDS_DEFAULT = 50;
+    /** Shortest park, nanoseconds. */
+    public static final String IDLE_MIN_PARK_PROP_NAME = "verbs4j.collectives.idle.min.park.ns";
+    /** Default shortest park. */
+    public static final long IDLE_MIN_PARK_DEFAULT_NS = 1_000;
+    /** Longest park, nanoseconds. */
+    public static final String IDLE_MAX_PARK_PROP_NAME = "verbs4j.collectives.idle.max.park.ns";
+    /** Default longest park. */
+    public static final long IDLE_MAX_PARK_DEFAULT_NS = 50_000;
+
+    private CollectivesConfiguration()
+    {
+    }
+
+    /** @return {@link #CHUNK_BYTES_PROP_NAME}. */
+    public static int chunkBytes()
+    {
+        return Integer.getInteger(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
+    }
+
+    /** @return {@link #SLOTS_PROP_NAME}. */
+    public static int slots()
+    {
+        return Integer.getInteger(SLOTS_PROP_NAME, SLOTS_DEFAULT);
+    }
+
+    /** @return {@link #OP_TIMEOUT_PROP_NAME} in nanoseconds. */
+    public static long opTimeoutNs()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong(OP_TIMEOUT_PROP_NAME, OP_TIMEOUT_DEFAULT_MS));
+    }
+
+    /** @return {@link #BOOTSTRAP_TIMEOUT_PROP_NAME} in nanoseconds. */
+    public static long bootstrapTimeoutNs()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong(BOOTSTRAP_TIMEOUT_PROP_NAME, BOOTSTRAP_TIMEOUT_DEFAULT_MS));
+    }
+
+    /** @return {@link #PEER_TIMEOUT_PROP_NAME} in nanoseconds. */
+    public static long peerTimeoutNs()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong(PEER_TIMEOUT_PROP_NAME, PEER_TIMEOUT_DEFAULT_MS));
+    }
+
+    /** @return {@link #ALGORITHM_PROP_NAME}. */
+    public static Algorithm algorithm()
+    {
+        return Algorithm.parse(System.getProperty(ALGORITHM_PROP_NAME, ALGORITHM_DEFAULT));
+    }
+
+    /** @return {@link #TRANSPORT_PROP_NAME}; empty for per-peer choice. */
+    public static String transport()
+    {
+        return System.getProperty(TRANSPORT_PROP_NAME, TRANSPORT_DEFAULT).trim();
+    }
+
+    /** @return {@link #HOST_ADDRESS_PROP_NAME}. */
+    public static String hostAddress()
+    {
+        return System.getProperty(HOST_ADDRESS_PROP_NAME, HOST_ADDRESS_DEFAULT);
+    }
+
+    /** @return {@link #CALIBRATE_PROP_NAME}. */
+    public static boolean calibrate()
+    {
+        final String value = System.getProperty(CALIBRATE_PROP_NAME);
+        return null == value ? CALIBRATE_DEFAULT : Boolean.parseBoolean(value);
+    }
+
+    /** @return {@link #MAX_PENDING_PROP_NAME}. */
+    public static int maxPending()
+    {
+        return Integer.getInteger(MAX_PENDING_PROP_NAME, MAX_PENDING_DEFAULT);
+    }
+
+    /** @return {@link #IDLE_SPINS_PROP_NAME}. */
+    public static long idleSpins()
+    {
+        return Long.getLong(IDLE_SPINS_PROP_NAME, IDLE_SPINS_DEFAULT);
+    }
+
+    /** @return {@link #IDLE_YIELDS_PROP_NAME}. */
+    public static long idleYields()
+    {
+        return Long.getLong(IDLE_YIELDS_PROP_NAME, IDLE_YIELDS_DEFAULT);
+    }
+
+    /** @return {@link #IDLE_MIN_PARK_PROP_NAME}. */
+    public static long idleMinParkNs()
+    {
+        return Long.getLong(IDLE_MIN_PARK_PROP_NAME, IDLE_MIN_PARK_DEFAULT_NS);
+    }
+
+    /** @return {@link #IDLE_MAX_PARK_PROP_NAME}. */
+    public static long idleMaxParkNs()
+    {
+        return Long.getLong(IDLE_MAX_PARK_PROP_NAME, IDLE_MAX_PARK_DEFAULT_NS);
+    }
+}

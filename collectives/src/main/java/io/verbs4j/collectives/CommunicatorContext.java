@@ -1,0 +1,473 @@
+package io.verbs4j.collectives;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import io.verbs4j.collectives.rendezvous.AddressExchange;
+import io.verbs4j.collectives.rendezvous.PrefixStore;
+import io.verbs4j.collectives.rendezvous.RendezvousStore;
+import io.verbs4j.collectives.rendezvous.StoreExchange;
+
+/**
+ * Settings of one communicator: fluent setters, then {@link #conclude()} validates and freezes (it is called by
+ * {@link Communicator#create(CommunicatorContext)}). Defaults come from {@link CollectivesConfiguration}.
+ * <pre>{@code
+ * Communicator comm = Communicator.create(new CommunicatorContext()
+ *     .rank(rank).size(size)
+ *     .store(store)                 // or .exchange(sparkAllGather)
+ *     .name("job-7/grads"));        // key prefix: several communicators can share one store
+ * }</pre>
+ * Every rank must use the same name, size, chunk size, slots and algorithm.
+ */
+public final class CommunicatorContext
+{
+    private int rank = -1;
+    private int size = -1;
+    private RendezvousStore store;
+    private AddressExchange exchange;
+    private String name = "default";
+    private int chunkBytes = CollectivesConfiguration.chunkBytes();
+    private int slots = CollectivesConfiguration.slots();
+    private long opTimeoutNs = CollectivesConfiguration.opTimeoutNs();
+    private long bootstrapTimeoutNs = CollectivesConfiguration.bootstrapTimeoutNs();
+    private long peerTimeoutNs = CollectivesConfiguration.peerTimeoutNs();
+    private Algorithm algorithm = CollectivesConfiguration.algorithm();
+    private String transport = CollectivesConfiguration.transport();
+    private String hostAddress = CollectivesConfiguration.hostAddress();
+    private boolean calibrate = CollectivesConfiguration.calibrate();
+    private int maxPending = CollectivesConfiguration.maxPending();
+    private long idleSpins = CollectivesConfiguration.idleSpins();
+    private long idleYields = CollectivesConfiguration.idleYields();
+    private long idleMinParkNs = CollectivesConfiguration.idleMinParkNs();
+    private long idleMaxParkNs = CollectivesConfiguration.idleMaxParkNs();
+    private final Map<String, String> deviceProperties = new HashMap<>();
+    private boolean concluded;
+
+    /** Creates a context with the defaults of {@link CollectivesConfiguration}. */
+    public CommunicatorContext()
+    {
+    }
+
+    /**
+     * @param rank this process's rank in {@code [0, size)}.
+     * @return this.
+     */
+    public CommunicatorContext rank(final int rank)
+    {
+        checkOpen();
+        this.rank = rank;
+        return this;
+    }
+
+    /**
+     * @param size number of ranks.
+     * @return this.
+     */
+    public CommunicatorContext size(final int size)
+    {
+        checkOpen();
+        this.size = size;
+        return this;
+    }
+
+    /**
+     * @param store the rendezvous store shared by all ranks; keys go under {@link #name(String)}.
+     * @return this.
+     */
+    public CommunicatorContext store(final RendezvousStore store)
+    {
+        checkOpen();
+        this.store = Objects.requireNonNull(store, "store");
+        return this;
+    }
+
+    /**
+     * @param exchange an engine's own all-gather (e.g. Spark's {@code BarrierTaskContext.allGather}), used instead of a
+     *                 store; it must be dedicated to this communicator.
+     * @return this.
+     */
+    public CommunicatorContext exchange(final AddressExchange exchange)
+    {
+        checkOpen();
+        this.exchange = Objects.requireNonNull(exchange, "exchange");
+        return this;
+    }
+
+    /**
+     * @param name the communicator's name: the store key prefix; distinct names let several communicators (or a
+     *             rebuilt one after a failure) share a store.
+     * @return this.
+     */
+    public CommunicatorContext name(final String name)
+    {
+        checkOpen();
+        this.name = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    /**
+     * @param chunkBytes inbox slot size; see {@link CollectivesConfiguration#CHUNK_BYTES_PROP_NAME}.
+     * @return this.
+     */
+    public CommunicatorContext chunkBytes(final int chunkBytes)
+    {
+        checkOpen();
+        this.chunkBytes = chunkBytes;
+        return this;
+    }
+
+    /**
+     * @param slots inbox slots per peer; see {@link CollectivesConfiguration#SLOTS_PROP_NAME}.
+     * @return this.
+     */
+    public CommunicatorContext slots(final int slots)
+    {
+        checkOpen();
+        this.slots = slots;
+        return this;
+    }
+
+    /**
+     * @param timeout longest wait of one operation for its peers.
+     * @return this.
+     */
+    public CommunicatorContext opTimeout(final Duration timeout)
+    {
+        checkOpen();
+        this.opTimeoutNs = timeout.toNanos();
+        return this;
+    }
+
+    /**
+     * @param timeout longest wait of the rendezvous and of each connection.
+     * @return this.
+     */
+    public CommunicatorContext bootstrapTimeout(final Duration timeout)
+    {
+        checkOpen();
+        this.bootstrapTimeoutNs = timeout.toNanos();
+        return this;
+    }
+
+    /**
+     * @param timeout the devices' bound on noticing a dead peer.
+     * @return this.
+     */
+    public CommunicatorContext peerTimeout(final Duration timeout)
+    {
+        checkOpen();
+        this.peerTimeoutNs = timeout.toNanos();
+        return this;
+    }
+
+    /**
+     * @param algorithm default algorithm of this communicator ({@link Algorithm#AUTO}: cost model).
+     * @return this.
+     */
+    public CommunicatorContext algorithm(final Algorithm algorithm)
+    {
+        checkOpen();
+        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        return this;
+    }
+
+    /**
+     * @param transport provider name to use for every peer, or empty to choose per peer.
+     * @return this.
+     */
+    public CommunicatorContext transport(final String transport)
+    {
+        checkOpen();
+        this.transport = Objects.requireNonNull(transport, "transport").trim();
+        return this;
+    }
+
+    /**
+     * @param hostAddress address of this host as peers on other hosts see it (tcp).
+     * @return this.
+     */
+    public CommunicatorContext hostAddress(final String hostAddress)
+    {
+        checkOpen();
+        this.hostAddress = Objects.requireNonNull(hostAddress, "hostAddress");
+        return this;
+    }
+
+    /**
+     * @param calibrate whether to measure latency and bandwidth at creation.
+     * @return this.
+     */
+    public CommunicatorContext calibrate(final boolean calibrate)
+    {
+        checkOpen();
+        this.calibrate = calibrate;
+        return this;
+    }
+
+    /**
+     * @param maxPending number of non-blocking handles (operations issued and not yet awaited).
+     * @return this.
+     */
+    public CommunicatorContext maxPending(final int maxPending)
+    {
+        checkOpen();
+        this.maxPending = maxPending;
+        return this;
+    }
+
+    /**
+     * Back-off of threads waiting for peers (Agrona {@code BackoffIdleStrategy}).
+     *
+     * @param spins      spins before yielding.
+     * @param yields     yields before parking.
+     * @param minParkNs  first park.
+     * @param maxParkNs  longest park.
+     * @return this.
+     */
+    public CommunicatorContext idle(final long spins, final long yields, final long minParkNs, final long maxParkNs)
+    {
+        checkOpen();
+        this.idleSpins = spins;
+        this.idleYields = yields;
+        this.idleMinParkNs = minParkNs;
+        this.idleMaxParkNs = maxParkNs;
+        return this;
+    }
+
+    /**
+     * @param name  a device property (see the providers' RUNTIME PARAMETERS).
+     * @param value its value.
+     * @return this.
+     */
+    public CommunicatorContext deviceProperty(final String name, final String value)
+    {
+        checkOpen();
+        deviceProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
+    /**
+     * Validates and freezes.
+     *
+     * @return this.
+     * @throws IllegalArgumentException naming the bad setting.
+     */
+    public CommunicatorContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        if (size < 1)
+        {
+            throw new IllegalArgumentException("size must be set and >= 1, was " + size);
+        }
+        if (rank < 0 || rank >= size)
+        {
+            throw new IllegalArgumentException("rank must be set and in [0, " + size + "), was " + rank);
+        }
+        if (null == store && null == exchange)
+        {
+            throw new IllegalArgumentException("set a rendezvous store or an address exchange");
+        }
+        if (null != store && null != exchange)
+        {
+            throw new IllegalArgumentException("set either a rendezvous store or an address exchange, not both");
+        }
+        if (name.isEmpty())
+        {
+            throw new IllegalArgumentException("name must not be empty");
+        }
+        if (chunkBytes < CollectivesConfiguration.CHUNK_BYTES_MIN || chunkBytes > CollectivesConfiguration.CHUNK_BYTES_MAX ||
+            0 != (chunkBytes & 7))
+        {
+            throw new IllegalArgumentException("chunkBytes must be a multiple of 8 in [" +
+                CollectivesConfiguration.CHUNK_BYTES_MIN + ", " + CollectivesConfiguration.CHUNK_BYTES_MAX + "], was " +
+                chunkBytes);
+        }
+        if (slots < 2 || slots > CollectivesConfiguration.SLOTS_MAX)
+        {
+            throw new IllegalArgumentException("slots must be in [2, " + CollectivesConfiguration.SLOTS_MAX + "], was " +
+                slots);
+        }
+        if (opTimeoutNs <= 0 || bootstrapTimeoutNs <= 0 || peerTimeoutNs <= 0)
+        {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+        if (maxPending < 1)
+        {
+            throw new IllegalArgumentException("maxPending must be >= 1, was " + maxPending);
+        }
+        if (idleSpins < 0 || idleYields < 0 || idleMinParkNs < 1 || idleMaxParkNs < idleMinParkNs)
+        {
+            throw new IllegalArgumentException("idle settings need spins, yields >= 0 and 1 <= minPark <= maxPark");
+        }
+        concluded = true;
+        return this;
+    }
+
+    /** @return the address exchange for bootstrap: the given one, or one over the store under the name. */
+    AddressExchange newExchange()
+    {
+        return null != exchange ? exchange : new StoreExchange(new PrefixStore("verbs4j-comm/" + name, store));
+    }
+
+    /** @return rank. */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /** @return size. */
+    public int size()
+    {
+        return size;
+    }
+
+    /** @return the store, or null when an exchange was given. */
+    public RendezvousStore store()
+    {
+        return store;
+    }
+
+    /** @return name. */
+    public String name()
+    {
+        return name;
+    }
+
+    /** @return slot size. */
+    public int chunkBytes()
+    {
+        return chunkBytes;
+    }
+
+    /** @return slots per peer. */
+    public int slots()
+    {
+        return slots;
+    }
+
+    /** @return operation timeout. */
+    public long opTimeoutNs()
+    {
+        return opTimeoutNs;
+    }
+
+    /** @return bootstrap timeout. */
+    public long bootstrapTimeoutNs()
+    {
+        return bootstrapTimeoutNs;
+    }
+
+    /** @return device peer timeout. */
+    public long peerTimeoutNs()
+    {
+        return peerTimeoutNs;
+    }
+
+    /** @return default algorithm. */
+    public Algorithm algorithm()
+    {
+        return algorithm;
+    }
+
+    /** @return forced transport or empty. */
+    public String transport()
+    {
+        return transport;
+    }
+
+    /** @return host address. */
+    public String hostAddress()
+    {
+        return hostAddress;
+    }
+
+    /** @return whether to calibrate. */
+    public boolean calibrate()
+    {
+        return calibrate;
+    }
+
+    /** @return number of handles. */
+    public int maxPending()
+    {
+        return maxPending;
+    }
+
+    /** @return idle spins. */
+    public long idleSpins()
+    {
+        return idleSpins;
+    }
+
+    /** @return idle yields. */
+    public long idleYields()
+    {
+        return idleYields;
+    }
+
+    /** @return first park. */
+    public long idleMinParkNs()
+    {
+        return idleMinParkNs;
+    }
+
+    /** @return longest park. */
+    public long idleMaxParkNs()
+    {
+        return idleMaxParkNs;
+    }
+
+    /** @return device properties (read-only view). */
+    public Map<String, String> deviceProperties()
+    {
+        return java.util.Collections.unmodifiableMap(deviceProperties);
+    }
+
+    /**
+     * A copy with another rank, size and exchange (for {@link Communicator#split}).
+     *
+     * @param newRank     rank.
+     * @param newSize     size.
+     * @param newExchange exchange.
+     * @param newName     name.
+     * @return a fresh, unconcluded context.
+     */
+    CommunicatorContext derive(final int newRank, final int newSize, final AddressExchange newExchange,
+        final String newName)
+    {
+        final CommunicatorContext copy = new CommunicatorContext();
+        copy.rank = newRank;
+        copy.size = newSize;
+        copy.exchange = newExchange;
+        copy.name = newName;
+        copy.chunkBytes = chunkBytes;
+        copy.slots = slots;
+        copy.opTimeoutNs = opTimeoutNs;
+        copy.bootstrapTimeoutNs = bootstrapTimeoutNs;
+        copy.peerTimeoutNs = peerTimeoutNs;
+        copy.algorithm = algorithm;
+        copy.transport = transport;
+        copy.hostAddress = hostAddress;
+        copy.calibrate = calibrate;
+        copy.maxPending = maxPending;
+        copy.idleSpins = idleSpins;
+        copy.idleYields = idleYields;
+        copy.idleMinParkNs = idleMinParkNs;
+        copy.idleMaxParkNs = idleMaxParkNs;
+        copy.deviceProperties.putAll(deviceProperties);
+        return copy;
+    }
+
+    private void checkOpen()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("CommunicatorContext is concluded (a communicator was created with it)");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.verbs4j.collectives.algorithm;
+
+import io.verbs4j.collectives.link.MemView;
+import io.verbs4j.collectives.link.PeerLink;
+import io.verbs4j.collectives.topology.RingTopology;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import io.verbs4j.collectives.types.Reductions;
+import org.agrona.UnsafeApi;
+
+/**
+ * Measures the {@link CostModel} at communicator creation, on the ring the algorithms use:
+ * <pre>
+ *   warm-up     : 3 laps of an 8-byte token around the ring
+ *   latency     : LAPS laps of the token; alpha = time / (laps · n)              (measured at ring position 0)
+ *   bandwidth   : BW_LAPS laps of one full slot; beta = (time / (laps · n) − alpha) / slot bytes
+ *   reduction   : position 0 times a float32 SUM over one slot: gamma
+ *   distribute  : position 0 sends (alpha, beta, gamma) around the ring, so every rank has the same model
+ * </pre>
+ */
+public final class Calibration
+{
+    private static final int WARMUP_LAPS = 3;
+    private static final int LAPS = 20;
+    private static final int BW_LAPS = 4;
+    private static final int PARAMS_BYTES = 24;
+
+    private final Steps steps;
+    private final int size;
+    private final boolean initiator;
+    private final PeerLink left;
+    private final PeerLink right;
+
+    /**
+     * @param steps primitives.
+     * @param ring  the ring.
+     */
+    public Calibration(final Steps steps, final RingTopology ring)
+    {
+        this.steps = steps;
+        final int rank = steps.links().rank();
+        this.size = ring.size();
+        this.initiator = 0 == ring.positionOf(rank);
+        this.left = steps.links().link(ring.left(rank));
+        this.right = steps.links().link(ring.right(rank));
+    }
+
+    /**
+     * @param buffer registered scratch of at least one slot.
+     * @param slotBytes slot size.
+     * @return the model, identical on every rank.
+     */
+    public CostModel run(final MemView buffer, final int slotBytes)
+    {
+        laps(buffer, 8, WARMUP_LAPS);
+        final long latencyNs = laps(buffer, 8, LAPS);
+        final long bandwidthNs = laps(buffer, slotBytes, BW_LAPS);
+        final long base = buffer.nativeAddress(0);
+        if (initiator)
+        {
+            final double alpha = (double)latencyNs / (LAPS * size);
+            final double beta = Math.max(0.001, ((double)bandwidthNs / (BW_LAPS * size) - alpha) / slotBytes);
+            final int count = slotBytes / 8;
+            final long start = System.nanoTime();
+            Reductions.reduce(DataType.FLOAT32, ReduceOp.SUM, base, base + (long)count * 4, count);
+            final double gamma = Math.max(0.001, (double)(System.nanoTime() - start) / (count * 4L));
+            UnsafeApi.putDouble(base, alpha);
+            UnsafeApi.putDouble(base + 8, beta);
+            UnsafeApi.putDouble(base + 16, gamma);
+            steps.send(right, buffer, 0, PARAMS_BYTES);
+            steps.recvCopy(left, buffer, 0, PARAMS_BYTES);
+        }
+        else
+        {
+            steps.recvCopy(left, buffer, 0, PARAMS_BYTES);
+            steps.send(right, buffer, 0, PARAMS_BYTES);
+        }
+        steps.awaitSendsComplete();
+        return new CostModel(UnsafeApi.getDouble(base), UnsafeApi.getDouble(base + 8),
+            UnsafeApi.getDouble(base + 16), true);
+    }
+
+    private long laps(final MemView buffer, final int bytes, final int laps)
+    {
+        final long start = System.nanoTime();
+        for (int lap = 0; lap < laps; lap++)
+        {
+            if (initiator)
+            {
+                steps.send(right, buffer, 0, bytes);
+                steps.recvCopy(left, buffer, 0, bytes);
+            }
+            else
+            {
+                steps.recvCopy(left, buffer, 0, bytes);
+                steps.send(right, buffer, 0, bytes);
+            }
+        }
+        return System.nanoTime() - start;
+    }
+}

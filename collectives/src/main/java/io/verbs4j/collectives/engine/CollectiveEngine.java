@@ -1,0 +1,660 @@
+package io.verbs4j.collectives.engine;
+
+import io.verbs4j.ProtectionDomain;
+import io.verbs4j.collectives.Algorithm;
+import io.verbs4j.collectives.CollectiveException;
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.algorithm.AlgorithmSelector;
+import io.verbs4j.collectives.algorithm.Calibration;
+import io.verbs4j.collectives.algorithm.CostModel;
+import io.verbs4j.collectives.algorithm.DataMover;
+import io.verbs4j.collectives.algorithm.DisseminationBarrier;
+import io.verbs4j.collectives.algorithm.HalvingDoublingAllReduce;
+import io.verbs4j.collectives.algorithm.LinearGather;
+import io.verbs4j.collectives.algorithm.PairwiseAllToAll;
+import io.verbs4j.collectives.algorithm.PipelinedBroadcast;
+import io.verbs4j.collectives.algorithm.PipelinedReduce;
+import io.verbs4j.collectives.algorithm.RecursiveDoublingAllReduce;
+import io.verbs4j.collectives.algorithm.RingAllGather;
+import io.verbs4j.collectives.algorithm.RingAllReduce;
+import io.verbs4j.collectives.algorithm.RingReduceScatter;
+import io.verbs4j.collectives.algorithm.RootedTree;
+import io.verbs4j.collectives.algorithm.Steps;
+import io.verbs4j.collectives.algorithm.TreeAllReduce;
+import io.verbs4j.collectives.algorithm.Waiter;
+import io.verbs4j.collectives.link.Links;
+import io.verbs4j.collectives.link.MemView;
+import io.verbs4j.collectives.topology.DoubleBinaryTree;
+import io.verbs4j.collectives.topology.RingTopology;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * Runs operations on the calling thread: validates the arguments, binds the user's buffers to {@link MemView}s
+ * (registered regions and direct buffers in place, heap arrays through {@link Scratch}), picks the algorithm, runs
+ * it, waits until no send still reads a user buffer, and divides for AVG. Algorithms are built once per
+ * communicator; a call allocates nothing.
+ * <p>
+ * The first failure breaks every link (so peers fail at once instead of at their timeouts) and is kept: every later
+ * call throws {@link CollectiveException.Reason#FAILED_EARLIER}. One thread at a time (the caller guarantees it).
+ */
+public final class CollectiveEngine implements AutoCloseable
+{
+    private final Links links;
+    private final int rank;
+    private final int size;
+    private final int slotBytes;
+    private final Waiter waiter;
+    private final Steps steps;
+    private final Scratch scratch;
+    private final Algorithm defaultAlgorithm;
+    private final RingTopology ring;
+    private final RingAllReduce ringAllReduce;
+    private final TreeAllReduce treeAllReduce;
+    private final RecursiveDoublingAllReduce recursiveDoubling;
+    private final HalvingDoublingAllReduce halvingDoubling;
+    private final PipelinedBroadcast chainBroadcast;
+    private final PipelinedBroadcast treeBroadcast;
+    private final PipelinedReduce chainReduce;
+    private final PipelinedReduce treeReduce;
+    private final RingAllGather allGather;
+    private final RingReduceScatter reduceScatter;
+    private final PairwiseAllToAll allToAll;
+    private final LinearGather gatherScatter;
+    private final DisseminationBarrier barrier;
+    private final MemView sendView = new MemView();
+    private final MemView recvView = new MemView();
+    private final MemView tmpView = new MemView();
+    private AlgorithmSelector selector;
+    private CollectiveException failure;
+
+    /**
+     * @param links            the links (for one rank: a link set with no peers).
+     * @param slotBytes        the links' slot size.
+     * @param idle             back-off of the running thread.
+     * @param opTimeoutNs      operation timeout.
+     * @param scratchPd        protection domain of the work memory (null for one rank).
+     * @param model            initial cost model.
+     * @param defaultAlgorithm the communicator's algorithm setting.
+     */
+    public CollectiveEngine(final Links links, final int slotBytes, final IdleStrategy idle, final long opTimeoutNs,
+        final ProtectionDomain scratchPd, final CostModel model, final Algorithm defaultAlgorithm)
+    {
+        this.links = links;
+        this.rank = links.rank();
+        this.size = links.size();
+        this.slotBytes = slotBytes;
+        this.waiter = new Waiter(links, idle, opTimeoutNs);
+        this.steps = new Steps(waiter, slotBytes);
+        this.scratch = new Scratch(scratchPd);
+        this.defaultAlgorithm = defaultAlgorithm;
+        this.ring = RingTopology.identity(size);
+        this.selector = new AlgorithmSelector(model, size, slotBytes);
+        if (size > 1)
+        {
+            ringAllReduce = new RingAllReduce(steps, ring);
+            treeAllReduce = new TreeAllReduce(steps, new DoubleBinaryTree(size));
+            recursiveDoubling = new RecursiveDoublingAllReduce(steps);
+            halvingDoubling = new HalvingDoublingAllReduce(steps);
+            chainBroadcast = new PipelinedBroadcast(steps, RootedTree.chain(size));
+            treeBroadcast = new PipelinedBroadcast(steps, RootedTree.binary(size));
+            chainReduce = new PipelinedReduce(steps, RootedTree.chain(size));
+            treeReduce = new PipelinedReduce(steps, RootedTree.binary(size));
+            allGather = new RingAllGather(steps, ring);
+            reduceScatter = new RingReduceScatter(steps, ring);
+            allToAll = new PairwiseAllToAll(steps);
+            gatherScatter = new LinearGather(steps);
+            barrier = new DisseminationBarrier(steps);
+        }
+        else
+        {
+            ringAllReduce = null;
+            treeAllReduce = null;
+            recursiveDoubling = null;
+            halvingDoubling = null;
+            chainBroadcast = null;
+            treeBroadcast = null;
+            chainReduce = null;
+            treeReduce = null;
+            allGather = null;
+            reduceScatter = null;
+            allToAll = null;
+            gatherScatter = null;
+            barrier = null;
+        }
+    }
+
+    /** @return this rank. */
+    public int rank()
+    {
+        return rank;
+    }
+
+    /** @return number of ranks. */
+    public int size()
+    {
+        return size;
+    }
+
+    /** @return the selector (and its model). */
+    public AlgorithmSelector selector()
+    {
+        return selector;
+    }
+
+    /** @return the first failure, or null. */
+    public CollectiveException failure()
+    {
+        return failure;
+    }
+
+    /** Asks the running or next operation to fail with ABORTED (any thread). */
+    public void requestAbort()
+    {
+        waiter.requestAbort();
+    }
+
+    /**
+     * @param override the caller's algorithm (AUTO: the communicator's default, then the model).
+     * @param bytes    message size.
+     * @return what an AllReduce of that size runs.
+     */
+    public Algorithm allReduceAlgorithm(final Algorithm override, final long bytes)
+    {
+        return selector.allReduce(Algorithm.AUTO != override ? override : defaultAlgorithm, bytes);
+    }
+
+    /**
+     * Measures the cost model on the ring and installs it (collective: every rank calls it at creation).
+     */
+    public void calibrate()
+    {
+        if (size < 2)
+        {
+            return;
+        }
+        waiter.begin(OpKind.CALIBRATE.label(), slotBytes, null, null, null);
+        try
+        {
+            final CostModel model = new Calibration(steps, ring).run(scratch.view(Scratch.WORK, slotBytes),
+                slotBytes);
+            selector = new AlgorithmSelector(model, size, slotBytes);
+        }
+        catch (final CollectiveException ex)
+        {
+            fail(ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * Runs one operation to completion.
+     *
+     * @param r the arguments.
+     * @throws IllegalArgumentException for bad arguments (the communicator stays usable).
+     * @throws CollectiveException      if the operation failed (the communicator is failed).
+     */
+    public void execute(final OpRequest r)
+    {
+        Validation.check(r, rank, size);
+        if (null != failure)
+        {
+            throw new CollectiveException(CollectiveException.Reason.FAILED_EARLIER, rank, failure.peer(),
+                "rank " + rank + ": " + r.kind.label() + " refused: the communicator failed earlier: " +
+                failure.getMessage(), failure);
+        }
+        try
+        {
+            if (waiter.abortRequested())
+            {
+                waiter.begin(r.kind.label(), 0, null, null, null);
+                throw waiter.failure(CollectiveException.Reason.ABORTED, -1, "communicator aborted");
+            }
+            dispatch(r);
+            if (size > 1)
+            {
+                steps.awaitSendsComplete();
+            }
+        }
+        catch (final CollectiveException ex)
+        {
+            fail(ex);
+            throw ex;
+        }
+        catch (final RuntimeException ex)
+        {
+            final CollectiveException wrapped = new CollectiveException(CollectiveException.Reason.INTERNAL, rank, -1,
+                "rank " + rank + ": " + r.kind.label() + " failed unexpectedly: " + ex, ex);
+            fail(wrapped);
+            throw wrapped;
+        }
+    }
+
+    private void fail(final CollectiveException ex)
+    {
+        if (null == failure)
+        {
+            failure = ex;
+            links.breakAll();
+        }
+    }
+
+    private void dispatch(final OpRequest r)
+    {
+        switch (r.kind)
+        {
+            case ALL_REDUCE:
+                allReduce(r);
+                break;
+            case ALL_REDUCE_FUSED:
+                allReduceFused(r);
+                break;
+            case BROADCAST:
+                broadcast(r);
+                break;
+            case REDUCE:
+                reduce(r);
+                break;
+            case ALL_GATHER:
+                allGather(r);
+                break;
+            case REDUCE_SCATTER:
+                reduceScatter(r);
+                break;
+            case ALL_TO_ALL:
+                allToAll(r);
+                break;
+            case GATHER:
+                gather(r);
+                break;
+            case SCATTER:
+                scatter(r);
+                break;
+            case BARRIER:
+                waiter.begin(r.kind.label(), 0, null, null, null);
+                if (size > 1)
+                {
+                    barrier.run();
+                }
+                break;
+            case SEND:
+            case RECV:
+            case SEND_RECV:
+                pointToPoint(r);
+                break;
+            default:
+                throw new IllegalArgumentException("not an operation: " + r.kind);
+        }
+    }
+
+    private void allReduce(final OpRequest r)
+    {
+        final long bytes = r.count * r.type.sizeBytes();
+        final Algorithm algorithm = allReduceAlgorithm(r.algorithm, bytes);
+        waiter.begin(r.kind.label(), bytes, r.type, r.op, algorithm);
+        if (0 == r.count)
+        {
+            return;
+        }
+        bindPair(r.send, bytes, r.recv, bytes);
+        runAllReduce(algorithm, sendView, recvView, r.count, r.type, r.op);
+        copyOut(r.recv, recvView, 0, bytes);
+    }
+
+    private void runAllReduce(final Algorithm algorithm, final MemView send, final MemView recv, final long count,
+        final DataType type, final ReduceOp op)
+    {
+        final long bytes = count * type.sizeBytes();
+        if (1 == size)
+        {
+            DataMover.copy(recv, 0, send, 0, bytes);
+            return;
+        }
+        switch (algorithm)
+        {
+            case TREE:
+                treeAllReduce.run(send, recv, count, type, op);
+                break;
+            case RECURSIVE_DOUBLING:
+                recursiveDoubling.run(send, recv, count, type, op);
+                break;
+            case HALVING_DOUBLING:
+                halvingDoubling.run(send, recv, count, type, op);
+                break;
+            default:
+                ringAllReduce.run(send, recv, count, type, op);
+                break;
+        }
+        if (ReduceOp.AVG == op)
+        {
+            DataMover.finishAverage(type, recv, 0, count, size);
+        }
+    }
+
+    private void allReduceFused(final OpRequest r)
+    {
+        final int es = r.type.sizeBytes();
+        long total = 0;
+        for (int i = 0; i < r.fused.length; i++)
+        {
+            total += r.fusedCounts[i] * es;
+        }
+        final Algorithm algorithm = allReduceAlgorithm(r.algorithm, total);
+        waiter.begin(r.kind.label(), total, r.type, r.op, algorithm);
+        if (0 == total)
+        {
+            return;
+        }
+        final MemView fusion = scratch.view(Scratch.FUSION, total);
+        long off = 0;
+        for (int i = 0; i < r.fused.length; i++)
+        {
+            final long bytes = r.fusedCounts[i] * es;
+            copyIn(r.fused[i], fusion, off, bytes);
+            off += bytes;
+        }
+        runAllReduce(algorithm, fusion, fusion, total / es, r.type, r.op);
+        off = 0;
+        for (int i = 0; i < r.fused.length; i++)
+        {
+            final long bytes = r.fusedCounts[i] * es;
+            copyOutAny(r.fused[i], fusion, off, bytes);
+            off += bytes;
+        }
+    }
+
+    private void broadcast(final OpRequest r)
+    {
+        final long bytes = r.count * r.type.sizeBytes();
+        final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
+            bytes);
+        waiter.begin(r.kind.label(), bytes, r.type, chain ? Algorithm.RING : Algorithm.TREE, null);
+        if (0 == r.count || 1 == size)
+        {
+            return;
+        }
+        bindOne(r.send, bytes, sendView, Scratch.SEND_STAGE, rank == r.root);
+        (chain ? chainBroadcast : treeBroadcast).run(sendView, r.count, r.type, r.root);
+        if (rank != r.root)
+        {
+            copyOut(r.send, sendView, 0, bytes);
+        }
+    }
+
+    private void reduce(final OpRequest r)
+    {
+        final long bytes = r.count * r.type.sizeBytes();
+        final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
+            bytes);
+        waiter.begin(r.kind.label(), bytes, r.type, r.op, chain ? Algorithm.RING : Algorithm.TREE);
+        if (0 == r.count)
+        {
+            return;
+        }
+        final boolean root = rank == r.root;
+        if (root)
+        {
+            bindPair(r.send, bytes, r.recv, bytes);
+        }
+        else
+        {
+            bindOne(r.send, bytes, sendView, Scratch.SEND_STAGE, true);
+            recvView.wrapView(scratch.view(Scratch.WORK, bytes), 0, bytes);
+        }
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, sendView, 0, bytes);
+        }
+        else
+        {
+            (chain ? chainReduce : treeReduce).run(sendView, recvView, r.count, r.type, r.op, r.root);
+        }
+        if (root)
+        {
+            if (ReduceOp.AVG == r.op)
+            {
+                DataMover.finishAverage(r.type, recvView, 0, r.count, size);
+            }
+            copyOut(r.recv, recvView, 0, bytes);
+        }
+    }
+
+    private void allGather(final OpRequest r)
+    {
+        final long block = r.count * r.type.sizeBytes();
+        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        if (0 == r.count)
+        {
+            return;
+        }
+        bindPair(r.send, block, r.recv, block * size);
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, sendView, 0, block);
+        }
+        else
+        {
+            allGather.run(sendView, recvView, r.count, r.type);
+        }
+        copyOut(r.recv, recvView, 0, block * size);
+    }
+
+    private void reduceScatter(final OpRequest r)
+    {
+        final long block = r.count * r.type.sizeBytes();
+        waiter.begin(r.kind.label(), block * size, r.type, r.op, null);
+        if (0 == r.count)
+        {
+            return;
+        }
+        bindPair(r.send, block * size, r.recv, block);
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, sendView, 0, block);
+        }
+        else
+        {
+            reduceScatter.run(sendView, recvView, scratch.view(Scratch.WORK, block * size), r.count, r.type, r.op);
+            if (ReduceOp.AVG == r.op)
+            {
+                DataMover.finishAverage(r.type, recvView, 0, r.count, size);
+            }
+        }
+        copyOut(r.recv, recvView, 0, block);
+    }
+
+    private void allToAll(final OpRequest r)
+    {
+        final long bytes = r.count * r.type.sizeBytes() * size;
+        waiter.begin(r.kind.label(), bytes, r.type, null, null);
+        if (0 == r.count)
+        {
+            return;
+        }
+        bindPair(r.send, bytes, r.recv, bytes);
+        MemView send = sendView;
+        if (sendView.sameStart(recvView))
+        {
+            send = scratch.view(Scratch.WORK, bytes);
+            DataMover.copy(send, 0, sendView, 0, bytes);
+        }
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, send, 0, bytes);
+        }
+        else
+        {
+            allToAll.run(send, recvView, r.count, r.type);
+        }
+        copyOut(r.recv, recvView, 0, bytes);
+    }
+
+    private void gather(final OpRequest r)
+    {
+        final long block = r.count * r.type.sizeBytes();
+        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        if (0 == r.count)
+        {
+            return;
+        }
+        final boolean root = rank == r.root;
+        if (root)
+        {
+            bindPair(r.send, block, r.recv, block * size);
+        }
+        else
+        {
+            bindOne(r.send, block, sendView, Scratch.SEND_STAGE, true);
+        }
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, sendView, 0, block);
+        }
+        else
+        {
+            gatherScatter.gather(sendView, recvView, r.count, r.type, r.root);
+        }
+        if (root)
+        {
+            copyOut(r.recv, recvView, 0, block * size);
+        }
+    }
+
+    private void scatter(final OpRequest r)
+    {
+        final long block = r.count * r.type.sizeBytes();
+        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        if (0 == r.count)
+        {
+            return;
+        }
+        if (rank == r.root)
+        {
+            bindPair(r.send, block * size, r.recv, block);
+        }
+        else
+        {
+            bindOne(r.recv, block, recvView, Scratch.RECV_STAGE, false);
+        }
+        if (1 == size)
+        {
+            DataMover.copy(recvView, 0, sendView, 0, block);
+        }
+        else
+        {
+            gatherScatter.scatter(sendView, recvView, r.count, r.type, r.root);
+        }
+        copyOut(r.recv, recvView, 0, block);
+    }
+
+    private void pointToPoint(final OpRequest r)
+    {
+        final int es = r.type.sizeBytes();
+        final long sendBytes = OpKind.RECV == r.kind ? 0 : r.count * es;
+        final long recvBytes = OpKind.SEND == r.kind ? 0 : (OpKind.RECV == r.kind ? r.count : r.recvCount) * es;
+        waiter.begin(r.kind.label(), sendBytes + recvBytes, r.type, null, null);
+        if (sendBytes > 0)
+        {
+            bindOne(r.send, sendBytes, sendView, Scratch.SEND_STAGE, true);
+        }
+        if (recvBytes > 0)
+        {
+            bindOne(r.recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
+        }
+        final int to = OpKind.RECV == r.kind ? -1 : r.root;
+        final int from = OpKind.SEND == r.kind ? -1 : (OpKind.RECV == r.kind ? r.root : r.peer2);
+        steps.exchange(to < 0 ? null : links.link(to), sendView, 0, sendBytes,
+            from < 0 ? null : links.link(from), recvView, 0, recvBytes, Steps.COPY, r.type, null, null, 0, false);
+        if (recvBytes > 0)
+        {
+            copyOut(r.recv, recvView, 0, recvBytes);
+        }
+    }
+
+    // ---- buffer binding ----
+
+    private void bindPair(final CommBuffer send, final long sendBytes, final CommBuffer recv, final long recvBytes)
+    {
+        bindOne(send, sendBytes, sendView, Scratch.SEND_STAGE, true);
+        if (CommBuffer.Kind.HEAP == recv.kind() && send.sameStart(recv))
+        {
+            recvView.wrapView(sendView, 0, recvBytes);
+        }
+        else
+        {
+            bindOne(recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
+        }
+    }
+
+    private void bindOne(final CommBuffer buffer, final long bytes, final MemView view, final int area,
+        final boolean copyIn)
+    {
+        switch (buffer.kind())
+        {
+            case REGION:
+                view.wrapRegion(buffer.region(), buffer.offset(), bytes);
+                break;
+            case DIRECT:
+                view.wrapNative(buffer.address(), bytes);
+                break;
+            default:
+                view.wrapView(scratch.view(area, bytes), 0, bytes);
+                if (copyIn)
+                {
+                    copyIn(buffer, view, 0, bytes);
+                }
+                break;
+        }
+    }
+
+    private void copyIn(final CommBuffer buffer, final MemView dst, final long dstOff, final long bytes)
+    {
+        if (CommBuffer.Kind.HEAP != buffer.kind())
+        {
+            bindOne(buffer, bytes, tmpView, Scratch.WORK, false);
+            DataMover.copy(dst, dstOff, tmpView, 0, bytes);
+            return;
+        }
+        long done = 0;
+        while (done < bytes)
+        {
+            final long n = Math.min(bytes - done, dst.contiguousBytes(dstOff + done));
+            UnsafeApi.copyMemory(buffer.array(), buffer.offset() + done, null, dst.nativeAddress(dstOff + done), n);
+            done += n;
+        }
+    }
+
+    private void copyOut(final CommBuffer buffer, final MemView src, final long srcOff, final long bytes)
+    {
+        if (CommBuffer.Kind.HEAP != buffer.kind())
+        {
+            return;
+        }
+        long done = 0;
+        while (done < bytes)
+        {
+            final long n = Math.min(bytes - done, src.contiguousBytes(srcOff + done));
+            UnsafeApi.copyMemory(null, src.nativeAddress(srcOff + done), buffer.array(), buffer.offset() + done, n);
+            done += n;
+        }
+    }
+
+    private void copyOutAny(final CommBuffer buffer, final MemView src, final long srcOff, final long bytes)
+    {
+        if (CommBuffer.Kind.HEAP == buffer.kind())
+        {
+            copyOut(buffer, src, srcOff, bytes);
+            return;
+        }
+        bindOne(buffer, bytes, tmpView, Scratch.WORK, false);
+        DataMover.copy(tmpView, 0, src, srcOff, bytes);
+    }
+
+    /** Frees the work memory (the links are closed by their owner). */
+    public void close()
+    {
+        scratch.close();
+    }
+}

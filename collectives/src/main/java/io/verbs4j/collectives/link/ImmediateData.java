@@ -1,0 +1,73 @@
+package io.verbs4j.collectives.link;
+
+/**
+ * Layout of the 32-bit immediate data of the link protocol's RDMA_WRITE_WITH_IMM messages.
+ * <pre>
+ *   31 30 29          24 23                                            0
+ *  +-----+--------------+-----------------------------------------------+
+ *  |kind | slot (6 bits)|  value (24 bits)                              |
+ *  +-----+--------------+-----------------------------------------------+
+ *  kind 0 DATA   : slot = message sequence mod 64 (checked by the receiver), value = payload length in bytes
+ *  kind 1 CREDIT : slot = 0, value = number of inbox slots the sender of this message has freed
+ * </pre>
+ * DATA is a write of the payload into the receiver's inbox slot {@code seq mod slots}; CREDIT is a 0-byte write.
+ * The protocol version lives in the connection handshake ({@link Handshake#VERSION}).
+ */
+public final class ImmediateData
+{
+    /** Data message. */
+    public static final int KIND_DATA = 0;
+    /** Credit return. */
+    public static final int KIND_CREDIT = 1;
+    /** Bit position of the kind. */
+    public static final int KIND_SHIFT = 30;
+    /** Bit position of the slot number. */
+    public static final int SLOT_SHIFT = 24;
+    /** Mask of the slot number after shifting. */
+    public static final int SLOT_MASK = 0x3F;
+    /** Mask of the value. */
+    public static final int VALUE_MASK = 0xFF_FFFF;
+    /** Largest value (payload length or credit count). */
+    public static final int MAX_VALUE = VALUE_MASK;
+
+    private ImmediateData()
+    {
+    }
+
+    /**
+     * @param seq    message sequence number.
+     * @param length payload length.
+     * @return the immediate of a DATA message.
+     */
+    public static int data(final long seq, final int length)
+    {
+        return (KIND_DATA << KIND_SHIFT) | (((int)seq & SLOT_MASK) << SLOT_SHIFT) | length;
+    }
+
+    /**
+     * @param credits slots freed.
+     * @return the immediate of a CREDIT message.
+     */
+    public static int credit(final int credits)
+    {
+        return (KIND_CREDIT << KIND_SHIFT) | credits;
+    }
+
+    /** @param imm immediate. @return its kind. */
+    public static int kind(final int imm)
+    {
+        return imm >>> KIND_SHIFT;
+    }
+
+    /** @param imm immediate. @return its slot number. */
+    public static int slot(final int imm)
+    {
+        return (imm >>> SLOT_SHIFT) & SLOT_MASK;
+    }
+
+    /** @param imm immediate. @return its value. */
+    public static int value(final int imm)
+    {
+        return imm & VALUE_MASK;
+    }
+}
