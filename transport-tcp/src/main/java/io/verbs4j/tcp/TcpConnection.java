@@ -495,7 +495,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                         discardedBytes += n;
                         break;
                 }
-                receivedBytes += n;
+                if (established)
+                {
+                    receivedBytes += n;
+                }
                 payloadRemaining -= n;
                 if (0 == payloadRemaining)
                 {

@@ -89,9 +89,24 @@ final class TcpEventLoops
         return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }
 
-    /** Stops the I/O threads, running what is queued first (orderly disconnects), waiting a bounded time. */
+    /**
+     * Stops the I/O threads. First every loop runs what is already queued (the orderly DISCONNECTs of the queue
+     * pairs just closed: Netty closes channels before it runs leftover tasks), then the loops shut down; each wait is
+     * bounded.
+     */
     void shutdown()
     {
+        for (final io.netty.util.concurrent.EventExecutor loop : group)
+        {
+            try
+            {
+                loop.submit(() -> { }).awaitUninterruptibly(1, TimeUnit.SECONDS);
+            }
+            catch (final java.util.concurrent.RejectedExecutionException ignore)
+            {
+                // Already shutting down.
+            }
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }
