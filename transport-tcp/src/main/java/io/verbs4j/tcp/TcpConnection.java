@@ -309,11 +309,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         smallFill = 0;
     }
 
-    ByteBuf smallPayload()
-    {
-        return Unpooled.wrappedBuffer(small, 0, smallFill);
-    }
-
     long smallLong(final int offset)
     {
         long value = 0;
