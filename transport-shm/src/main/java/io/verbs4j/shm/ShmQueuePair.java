@@ -131,6 +131,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         return device;
     }
 
+    ShmConnection connection()
+    {
+        return connection;
+    }
+
     ShmPeer peer()
     {
         final ShmConnection c = connection;

@@ -561,6 +561,42 @@ class ShmQueuePairTest
         assertEquals(QpState.INIT, client.state());
     }
 
+    @Test
+    void shouldMoveToErrorOnMalformedRecordsWithoutThrowing()
+    {
+        setUpConnected();
+        final MemoryRegion dst = serverPd.allocate(4096, Access.LOCAL_WRITE);
+        server.postRecv(new RecvRequest(1).wrId(1).sge(dst, 0, 4096));
+        final org.agrona.concurrent.UnsafeBuffer garbage = new org.agrona.concurrent.UnsafeBuffer(new byte[64]);
+        garbage.putShort(0, (short)99);
+        assertTrue(((ShmQueuePair)client).connection().out.write(1, garbage, 0, 64));
+        expect(serverCq, 1, WcStatus.WR_FLUSH_ERR, Opcode.RECV);
+        assertEquals(QpState.ERROR, server.state());
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (QpState.ERROR != client.state() && System.nanoTime() < deadline)
+        {
+            clientCq.poll(batch, 1);
+            Thread.yield();
+        }
+        assertEquals(QpState.ERROR, client.state());
+    }
+
+    @Test
+    void shouldRejectRecordWithLyingLength()
+    {
+        setUpConnected();
+        final MemoryRegion dst = serverPd.allocate(4096, Access.LOCAL_WRITE);
+        server.postRecv(new RecvRequest(1).wrId(1).sge(dst, 0, 4096));
+        final org.agrona.concurrent.UnsafeBuffer record = new org.agrona.concurrent.UnsafeBuffer(new byte[32]);
+        record.putShort(io.verbs4j.shm.protocol.FrameDescriptor.VERSION_OFFSET, (short)1);
+        record.putLong(io.verbs4j.shm.protocol.FrameDescriptor.MSN_OFFSET, 0);
+        record.putInt(io.verbs4j.shm.protocol.FrameDescriptor.MESSAGE_LENGTH_OFFSET, 1 << 30);
+        assertTrue(((ShmQueuePair)client).connection().out.write(
+            io.verbs4j.shm.protocol.FrameDescriptor.TYPE_SEND_INLINE, record, 0, 32));
+        expect(serverCq, 1, WcStatus.WR_FLUSH_ERR, Opcode.RECV);
+        assertEquals(0, dst.getLong(0));
+    }
+
     private static void sleep(final long ms)
     {
         try
