@@ -488,16 +488,6 @@ public abstract class AbstractQueuePair implements QueuePair
 
     private int resolveSendSges(final SendRequest request)
     {
-        if (0 != (request.flags() & SendRequest.INLINE))
-        {
-            // Inline SGEs need no lkey (as IBV_SEND_INLINE): the payload is copied from their addresses at post time.
-            for (int i = 0, n = request.sgeCount(); i < n; i++)
-            {
-                scratchRegions[i] = null;
-                scratchOffsets[i] = 0;
-            }
-            return WcStatus.SUCCESS;
-        }
         final boolean needsLocalWrite = Opcode.writesLocalMemory(request.opcode());
         final KeyTable keys = pd.keys();
         int status = WcStatus.SUCCESS;

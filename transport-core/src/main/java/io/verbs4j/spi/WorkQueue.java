@@ -200,14 +200,7 @@ public final class WorkQueue
         totalLengths[idx] = total;
         if (0 != (request.flags() & SendRequest.INLINE))
         {
-            // Inline SGEs are raw addresses (no lkey): copy from them, not from resolved regions.
-            final long inlineAddress = inlineBase + (long)idx * maxInline;
-            long done = 0;
-            for (int i = 0; i < count; i++)
-            {
-                UnsafeApi.copyMemory(request.sgeAddress(i), inlineAddress + done, request.sgeLength(i));
-                done += request.sgeLength(i);
-            }
+            gatherToAddress(pos, inlineBase + (long)idx * maxInline, false);
         }
     }
 

@@ -175,7 +175,7 @@ class ShmQueuePairTest
         server.postRecv(new RecvRequest(1).wrId(1).sge(dst, 0, 4096));
         server.postRecv(new RecvRequest(1).wrId(2).sge(dst, 0, 4096));
         client.postSend(new SendRequest(1).wrId(3).flags(SendRequest.SIGNALED | SendRequest.INLINE)
-            .sge(reg.address(), 64, 0));
+            .sge(reg.address(), 64, reg.lkey()));
         client.postSend(new SendRequest(1).wrId(4));
         expect(serverCq, 1, WcStatus.SUCCESS, Opcode.RECV);
         assertEquals(64, batch.byteLength(0));
