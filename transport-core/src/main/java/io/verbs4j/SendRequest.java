@@ -24,7 +24,11 @@ public final class SendRequest
 {
     /** Generate a completion on success (failures always complete). */
     public static final int SIGNALED = 1;
-    /** Copy the payload at post time; the SGEs need no lkey and may be reused at once. */
+    /**
+     * Copy the payload at post time, so the memory may be reused as soon as the post returns. Unlike
+     * {@code IBV_SEND_INLINE}, the SGEs must still name registered memory with a valid lkey: Java code cannot
+     * safely read an arbitrary address, and a bad lkey is a {@link WcStatus#LOC_PROT_ERR}, not a crash.
+     */
     public static final int INLINE = 1 << 1;
     /** Wait for earlier READs and atomics to finish before starting this request. */
     public static final int FENCE = 1 << 2;

@@ -83,7 +83,8 @@ public final class Verbs
     public static List<TransportProvider> providers()
     {
         final List<TransportProvider> providers = new ArrayList<>();
-        for (final TransportProvider provider : ServiceLoader.load(TransportProvider.class, Verbs.class.getClassLoader()))
+        final ClassLoader loader = Verbs.class.getClassLoader();
+        for (final TransportProvider provider : ServiceLoader.load(TransportProvider.class, loader))
         {
             providers.add(provider);
         }

@@ -384,7 +384,12 @@ public abstract class AbstractQueuePair implements QueuePair
      * @param cqFlags    {@link io.verbs4j.CompletionHandler#WITH_IMM} or 0.
      */
     public final void completeRecv(
-        final long pos, final int status, final int opcode, final int byteLength, final int immediate, final int cqFlags)
+        final long pos,
+        final int status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int cqFlags)
     {
         if (recvQueue.complete(pos, status, opcode, byteLength, immediate, cqFlags) && WcStatus.SUCCESS != status)
         {

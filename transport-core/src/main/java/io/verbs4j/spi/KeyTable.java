@@ -86,7 +86,8 @@ public final class KeyTable
      * @param requiredAccess the {@link io.verbs4j.Access} bit needed.
      * @return the region if every check passes, else null (the caller reports REM_ACCESS_ERR).
      */
-    public AbstractMemoryRegion verifyRemote(final int rkey, final long address, final long length, final int requiredAccess)
+    public AbstractMemoryRegion verifyRemote(
+        final int rkey, final long address, final long length, final int requiredAccess)
     {
         final AbstractMemoryRegion region = byRkey(rkey);
         if (null == region || io.verbs4j.WcStatus.SUCCESS != region.checkRemote(address, length, requiredAccess))

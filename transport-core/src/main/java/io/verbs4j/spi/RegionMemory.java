@@ -147,7 +147,8 @@ public final class RegionMemory
         while (done < count)
         {
             final long n = Math.min(count - done, contiguousLength(offset + done));
-            UnsafeApi.copyMemory(null, addressOf(offset + done), dst, BufferUtil.ARRAY_BASE_OFFSET + dstOffset + done, n);
+            final long dstIndex = BufferUtil.ARRAY_BASE_OFFSET + dstOffset + done;
+            UnsafeApi.copyMemory(null, addressOf(offset + done), dst, dstIndex, n);
             done += n;
         }
     }
@@ -166,7 +167,8 @@ public final class RegionMemory
         while (done < count)
         {
             final long n = Math.min(count - done, contiguousLength(offset + done));
-            UnsafeApi.copyMemory(src, BufferUtil.ARRAY_BASE_OFFSET + srcOffset + done, null, addressOf(offset + done), n);
+            final long srcIndex = BufferUtil.ARRAY_BASE_OFFSET + srcOffset + done;
+            UnsafeApi.copyMemory(src, srcIndex, null, addressOf(offset + done), n);
             done += n;
         }
     }

@@ -262,7 +262,12 @@ public final class WorkQueue
      * @return true if this call completed the slot.
      */
     public boolean complete(
-        final long pos, final int status, final int opcode, final int byteLength, final int immediate, final int cqFlags)
+        final long pos,
+        final int status,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int cqFlags)
     {
         final int idx = (int)pos & mask;
         if (!STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_COMPLETING))

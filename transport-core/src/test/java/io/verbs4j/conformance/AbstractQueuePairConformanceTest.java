@@ -660,7 +660,8 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldHonourAdvertisedCapabilities()
     {
-        final QueuePair qp = connect(2, 64);
+        // SEND, SEND_WITH_IMM and RDMA_WRITE_WITH_IMM each consume a receive.
+        final QueuePair qp = connect(3, 64);
         final Capabilities caps = device.capabilities();
         final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
         final Peer.RegionInfo remote = peer.allocate(64, ALL_REMOTE, false);

@@ -1,0 +1,280 @@
+package io.verbs4j.shm;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.verbs4j.ConnectionException;
+import io.verbs4j.VerbsException;
+import io.verbs4j.shm.protocol.DeviceSegmentDescriptor;
+import io.verbs4j.shm.protocol.RegionEntryDescriptor;
+import io.verbs4j.shm.protocol.SegmentHeader;
+import io.verbs4j.spi.MappedMemory;
+import io.verbs4j.spi.RegionMemory;
+import org.agrona.UnsafeApi;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A peer device seen from this one: the mapping of its device segment (region table and heartbeat), the cache of
+ * its regions this side has mapped, and its liveness. Shared by every local queue pair connected to that device;
+ * mappings live until the last of them is closed, so an operation in flight never touches unmapped memory.
+ */
+final class ShmPeer
+{
+    /**
+     * A peer region as validated at lookup: the entry's control word and fields, and this side's mapping.
+     * Valid for an operation only while the entry's control word still equals {@link #control}.
+     */
+    static final class Region
+    {
+        final int rkey;
+        final long controlAddress;
+        final long control;
+        final long pdId;
+        final long address;
+        final long length;
+        final int access;
+        final RegionMemory memory;
+
+        Region(
+            final int rkey,
+            final long controlAddress,
+            final long control,
+            final long pdId,
+            final long address,
+            final long length,
+            final int access,
+            final RegionMemory memory)
+        {
+            this.rkey = rkey;
+            this.controlAddress = controlAddress;
+            this.control = control;
+            this.pdId = pdId;
+            this.address = address;
+            this.length = length;
+            this.access = access;
+            this.memory = memory;
+        }
+
+        /** @return true while the peer has not deregistered or replaced the region (one volatile load). */
+        boolean isValid()
+        {
+            return UnsafeApi.getLongVolatile(null, controlAddress) == control;
+        }
+
+        /** @return true when peers may map it (false: a registered buffer of the peer). */
+        boolean isShared()
+        {
+            return null != memory;
+        }
+    }
+
+    private final ShmFiles files;
+    private final long pid;
+    private final long deviceId;
+    private final RegionMemory segmentMemory;
+    private final UnsafeBuffer segment;
+    private final int tableCapacity;
+    private final boolean heartbeatKept;
+    private final List<RegionMemory> mappings = new ArrayList<>();
+    private volatile Int2ObjectHashMap<Region> cache = new Int2ObjectHashMap<>();
+    private int refCount;
+    private boolean unmapped;
+    private long lastHeartbeat = Long.MIN_VALUE;
+    private long lastChangeNs;
+    private volatile boolean dead;
+    private String deathReason = "";
+
+    ShmPeer(final ShmFiles files, final long pid, final long deviceId)
+    {
+        this.files = files;
+        this.pid = pid;
+        this.deviceId = deviceId;
+        final Path file = files.deviceSegment(pid, deviceId);
+        final RegionMemory header;
+        try
+        {
+            header = MappedMemory.open(file, DeviceSegmentDescriptor.TABLE_OFFSET);
+        }
+        catch (final VerbsException ex)
+        {
+            throw new ConnectionException("cannot map the peer's device segment " + file + ": " + ex.getMessage(), ex);
+        }
+        final UnsafeBuffer headerBuffer = new UnsafeBuffer(header.addressOf(0), DeviceSegmentDescriptor.TABLE_OFFSET);
+        final String problem = SegmentHeader.check(headerBuffer, SegmentHeader.MAGIC_DEVICE);
+        final int capacity = headerBuffer.getInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET);
+        heartbeatKept = 0 != (headerBuffer.getInt(DeviceSegmentDescriptor.FLAGS_OFFSET) &
+            DeviceSegmentDescriptor.FLAG_HEARTBEAT);
+        MappedMemory.unmap(header);
+        if (null != problem || capacity < 1 || capacity > 1 << 20)
+        {
+            throw new ConnectionException("peer device segment " + file + " is not usable: " +
+                (null != problem ? problem : "bad region table capacity " + capacity));
+        }
+        tableCapacity = capacity;
+        final int length = DeviceSegmentDescriptor.length(capacity);
+        segmentMemory = MappedMemory.open(file, length);
+        segment = new UnsafeBuffer(segmentMemory.addressOf(0), length);
+        lastChangeNs = System.nanoTime();
+    }
+
+    long pid()
+    {
+        return pid;
+    }
+
+    long deviceId()
+    {
+        return deviceId;
+    }
+
+    void retain()
+    {
+        refCount++;
+    }
+
+    boolean release()
+    {
+        return --refCount <= 0;
+    }
+
+    boolean isDead()
+    {
+        return dead;
+    }
+
+    String deathReason()
+    {
+        return deathReason;
+    }
+
+    /**
+     * Finds a peer region by rkey: the cached entry if its control word is unchanged, else a fresh lookup in the
+     * peer's table (mapping the file on first use). Allocation-free on a cache hit.
+     *
+     * @param rkey the rkey.
+     * @return the region, or null if the peer has no valid region with that rkey.
+     */
+    Region region(final int rkey)
+    {
+        final Region cached = cache.get(rkey);
+        if (null != cached && cached.isValid())
+        {
+            return cached;
+        }
+        return lookup(rkey);
+    }
+
+    private synchronized Region lookup(final int rkey)
+    {
+        if (unmapped)
+        {
+            return null;
+        }
+        final Region cached = cache.get(rkey);
+        if (null != cached && cached.isValid())
+        {
+            return cached;
+        }
+        for (int i = 0; i < tableCapacity; i++)
+        {
+            final int offset = DeviceSegmentDescriptor.entryOffset(i);
+            final long control = segment.getLongVolatile(offset + RegionEntryDescriptor.CONTROL_OFFSET);
+            final int state = RegionEntryDescriptor.state(control);
+            if (RegionEntryDescriptor.STATE_FREE == state || RegionEntryDescriptor.rkey(control) != rkey)
+            {
+                continue;
+            }
+            final long pdId = segment.getLong(offset + RegionEntryDescriptor.PD_ID_OFFSET);
+            final long address = segment.getLong(offset + RegionEntryDescriptor.ADDRESS_OFFSET);
+            final long length = segment.getLong(offset + RegionEntryDescriptor.LENGTH_OFFSET);
+            final long fileId = segment.getLong(offset + RegionEntryDescriptor.FILE_ID_OFFSET);
+            final int access = segment.getInt(offset + RegionEntryDescriptor.ACCESS_OFFSET);
+            if (segment.getLongVolatile(offset + RegionEntryDescriptor.CONTROL_OFFSET) != control || length <= 0)
+            {
+                return null;
+            }
+            RegionMemory memory = null;
+            if (RegionEntryDescriptor.STATE_SHARED == state)
+            {
+                try
+                {
+                    memory = MappedMemory.open(files.region(pid, deviceId, fileId), length);
+                }
+                catch (final VerbsException ex)
+                {
+                    return null;
+                }
+                mappings.add(memory);
+            }
+            final Region region = new Region(rkey, segment.addressOffset() + offset, control, pdId, address, length,
+                access, memory);
+            final Int2ObjectHashMap<Region> next = new Int2ObjectHashMap<>(cache);
+            next.put(rkey, region);
+            cache = next;
+            return region;
+        }
+        return null;
+    }
+
+    /**
+     * Liveness check, called by progress every few milliseconds.
+     *
+     * @param nowNs     now.
+     * @param timeoutNs the peer timeout.
+     * @return false once the peer is found dead, closed or hung.
+     */
+    boolean checkAlive(final long nowNs, final long timeoutNs)
+    {
+        if (dead)
+        {
+            return false;
+        }
+        if (0 != segment.getIntVolatile(DeviceSegmentDescriptor.CLOSED_OFFSET))
+        {
+            return die("closed its device");
+        }
+        if (heartbeatKept)
+        {
+            final long heartbeat = segment.getLongVolatile(DeviceSegmentDescriptor.HEARTBEAT_OFFSET);
+            if (heartbeat != lastHeartbeat)
+            {
+                lastHeartbeat = heartbeat;
+                lastChangeNs = nowNs;
+            }
+            else if (nowNs - lastChangeNs > timeoutNs)
+            {
+                return die(ShmFiles.isAlive(pid) ? "stopped its heartbeat (hung or stopped)" : "died");
+            }
+        }
+        if (!ShmFiles.isAlive(pid))
+        {
+            return die("died");
+        }
+        return true;
+    }
+
+    private boolean die(final String reason)
+    {
+        deathReason = reason;
+        dead = true;
+        return false;
+    }
+
+    synchronized void unmap()
+    {
+        if (unmapped)
+        {
+            return;
+        }
+        unmapped = true;
+        cache = new Int2ObjectHashMap<>();
+        for (final RegionMemory memory : mappings)
+        {
+            MappedMemory.unmap(memory);
+        }
+        mappings.clear();
+        MappedMemory.unmap(segmentMemory);
+    }
+}

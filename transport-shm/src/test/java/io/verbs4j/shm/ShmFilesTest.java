@@ -1,0 +1,71 @@
+package io.verbs4j.shm;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ShmFilesTest
+{
+    private final Path dir = ShmTestSupport.newDir("files");
+
+    @AfterEach
+    void deleteDir()
+    {
+        ShmTestSupport.deleteDir(dir);
+    }
+
+    @Test
+    void shouldSweepFilesOfDeadProcessesOnly() throws Exception
+    {
+        final ShmFiles files = new ShmFiles(dir);
+        final long deadPid = deadPid();
+        final long livePid = ProcessHandle.current().pid();
+        final Path dead = Files.createFile(files.deviceSegment(deadPid, 7));
+        final Path deadRegion = Files.createFile(files.region(deadPid, 7, 1));
+        final Path live = Files.createFile(files.deviceSegment(livePid, 7));
+        final Path foreign = Files.createFile(dir.resolve("something-else"));
+        assertEquals(deadPid, files.ownerPid(dead));
+        assertEquals(2, files.sweepDead());
+        assertFalse(Files.exists(dead));
+        assertFalse(Files.exists(deadRegion));
+        assertTrue(Files.exists(live));
+        assertTrue(Files.exists(foreign));
+        assertTrue(files.deviceSegment(1, 2).getFileName().toString().startsWith(files.prefix() + "p1-d2"));
+    }
+
+    @Test
+    void shouldSweepFilesOfDeadDeviceWhenOpeningOne()
+    {
+        final long deadPid = deadPid();
+        try
+        {
+            Files.createFile(new ShmFiles(dir).region(deadPid, 3, 9));
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        ShmTestSupport.open(dir, false).close();
+        assertEquals(0, ShmTestSupport.fileCount(dir));
+    }
+
+    private static long deadPid()
+    {
+        try
+        {
+            final Process process = new ProcessBuilder("true").start();
+            process.waitFor();
+            return process.pid();
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

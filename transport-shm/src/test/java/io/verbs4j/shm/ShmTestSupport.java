@@ -1,0 +1,146 @@
+package io.verbs4j.shm;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.verbs4j.CompletionBatch;
+import io.verbs4j.CompletionQueue;
+import io.verbs4j.ConnectionRequest;
+import io.verbs4j.Device;
+import io.verbs4j.Listener;
+import io.verbs4j.QueuePair;
+import io.verbs4j.Verbs;
+import io.verbs4j.config.DeviceContext;
+
+/**
+ * Test helpers: a private segment directory per test class (removed afterwards, even on failure) and connected
+ * queue-pair pairs.
+ */
+final class ShmTestSupport
+{
+    private ShmTestSupport()
+    {
+    }
+
+    static Path newDir(final String name)
+    {
+        try
+        {
+            final Path dir = Path.of("/dev/shm").resolve("verbs4j-test-" + ProcessHandle.current().pid() + "-" + name +
+                "-" + Long.toHexString(System.nanoTime()));
+            Files.createDirectories(dir);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteDir(dir)));
+            return dir;
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    static void deleteDir(final Path dir)
+    {
+        if (!Files.exists(dir))
+        {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        catch (final IOException ignore)
+        {
+            // best effort
+        }
+    }
+
+    static long fileCount(final Path dir)
+    {
+        try (Stream<Path> files = Files.list(dir))
+        {
+            return files.count();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    static DeviceContext context(final Path dir, final boolean progressThread)
+    {
+        return new DeviceContext()
+            .property(ShmConfiguration.DIR_PROP_NAME, dir.toString())
+            .progressThread(progressThread)
+            .peerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(300));
+    }
+
+    static Device open(final Path dir, final boolean progressThread)
+    {
+        return Verbs.open("shm", context(dir, progressThread));
+    }
+
+    /**
+     * Connects {@code client} to {@code server} through a listener named {@code name}.
+     *
+     * @return the private data the server answered with.
+     */
+    static byte[] connect(
+        final Device serverDevice, final QueuePair server, final QueuePair client, final String name,
+        final byte[] clientData, final byte[] serverData)
+    {
+        final ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (Listener listener = serverDevice.connectionManager().listen("shm://" + name))
+        {
+            final Future<byte[]> accepted = executor.submit(() ->
+            {
+                final ConnectionRequest request = listener.accept(Duration.ofSeconds(10));
+                if (null == request)
+                {
+                    throw new IllegalStateException("no request");
+                }
+                request.accept(server, serverData);
+                return request.privateData();
+            });
+            final byte[] answer = client.protectionDomain().device().connectionManager()
+                .connect(client, "shm://" + name, clientData, Duration.ofSeconds(10));
+            final byte[] sent = accepted.get(10, TimeUnit.SECONDS);
+            if (!java.util.Arrays.equals(sent, clientData))
+            {
+                throw new IllegalStateException("private data mismatch");
+            }
+            return answer;
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        finally
+        {
+            executor.shutdownNow();
+        }
+    }
+
+    /** Polls until one completion arrives (fails after 10 s) and returns it in {@code batch} at index 0. */
+    static void pollOne(final CompletionQueue cq, final CompletionBatch batch)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        batch.clear();
+        while (0 == cq.poll(batch, 1))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("no completion within 10 s");
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractCompletionQueueConformanceTest;
+
+/** The CompletionQueue conformance suite over shm, against a peer in a separate JVM. */
+class ShmCompletionQueueConformanceTest extends AbstractCompletionQueueConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractConnectionConformanceTest;
+
+/** The Connection conformance suite over shm, against a peer in a separate JVM. */
+class ShmConnectionConformanceTest extends AbstractConnectionConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractMemoryRegionConformanceTest;
+
+/** The MemoryRegion conformance suite over shm, against a peer in a separate JVM. */
+class ShmMemoryRegionConformanceTest extends AbstractMemoryRegionConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractPeerFailureConformanceTest;
+
+/** The PeerFailure conformance suite over shm, against a peer in a separate JVM. */
+class ShmPeerFailureConformanceTest extends AbstractPeerFailureConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractQueuePairConformanceTest;
+
+/** The QueuePair conformance suite over shm, against a peer in a separate JVM. */
+class ShmQueuePairConformanceTest extends AbstractQueuePairConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}

@@ -1,0 +1,234 @@
+package io.verbs4j.tcp;
+
+import java.util.concurrent.TimeUnit;
+
+import io.verbs4j.config.DeviceContext;
+
+/**
+ * The one place where the tcp provider reads its settings. Each knob is a {@code *_PROP_NAME} with a
+ * {@code *_DEFAULT}; values are read through {@link DeviceContext#get(String, String)} (a per-device property, else
+ * the system property of the same name, else the default). {@link #of(DeviceContext)} reads and validates them
+ * once, when a device opens; the instance is immutable.
+ */
+public final class TcpConfiguration
+{
+    /**
+     * Interface to listen on (for wildcard endpoints) and to connect from, by name ({@code eth0}) or by address
+     * ({@code 10.0.0.5}), in the spirit of {@code NCCL_SOCKET_IFNAME}. Empty: not set.
+     */
+    public static final String INTERFACE_PROP_NAME = "verbs4j.tcp.interface";
+    /** Default interface: none. */
+    public static final String INTERFACE_DEFAULT = "";
+
+    /**
+     * Whether a wildcard endpoint ({@code tcp://0.0.0.0:port}, {@code tcp://[::]:port}, {@code tcp://*:port}) may
+     * listen on every interface when no {@link #INTERFACE_PROP_NAME} is set. Default false: such an endpoint then
+     * listens on loopback only, and a warning says how to open it up.
+     */
+    public static final String BIND_ANY_PROP_NAME = "verbs4j.tcp.bind.any";
+    /** Default: wildcard endpoints bind to loopback. */
+    public static final String BIND_ANY_DEFAULT = "false";
+
+    /** Number of I/O threads (Netty event loops) per device. */
+    public static final String IO_THREADS_PROP_NAME = "verbs4j.tcp.io.threads";
+    /** Default I/O threads: one, because ranks often outnumber cores. */
+    public static final String IO_THREADS_DEFAULT = "1";
+
+    /**
+     * Progress mode: {@code event} (I/O threads sleep in epoll/select until the kernel or a post wakes them) or
+     * {@code poll} (I/O threads busy-poll the sockets: lowest latency, burns one core per I/O thread).
+     */
+    public static final String MODE_PROP_NAME = "verbs4j.tcp.mode";
+    /** Default mode: event-driven. */
+    public static final String MODE_DEFAULT = "event";
+
+    /** Socket implementation: {@code auto} (epoll where available, else NIO), {@code epoll} or {@code nio}. */
+    public static final String TRANSPORT_PROP_NAME = "verbs4j.tcp.transport";
+    /** Default socket implementation: auto. */
+    public static final String TRANSPORT_DEFAULT = "auto";
+
+    /**
+     * Most request bytes (payload of SEND/WRITE plus the length of READs) an initiator keeps unacknowledged per
+     * connection; further requests wait in the send queue. One request larger than this still goes alone.
+     */
+    public static final String MAX_INFLIGHT_BYTES_PROP_NAME = "verbs4j.tcp.max.inflight.bytes";
+    /** Default in-flight cap: 8 MiB. */
+    public static final String MAX_INFLIGHT_BYTES_DEFAULT = Integer.toString(8 << 20);
+
+    /** High water mark of a connection's outbound buffer: above it the initiator stops sending new requests. */
+    public static final String WRITE_HIGH_WATER_MARK_PROP_NAME = "verbs4j.tcp.write.high.water.mark";
+    /** Default high water mark: 2 MiB (the low mark is half of it). */
+    public static final String WRITE_HIGH_WATER_MARK_DEFAULT = Integer.toString(2 << 20);
+
+    /** Heartbeat interval in milliseconds; 0 means a quarter of the peer timeout. */
+    public static final String HEARTBEAT_INTERVAL_PROP_NAME = "verbs4j.tcp.heartbeat.interval.ms";
+    /** Default heartbeat interval: derived from the peer timeout. */
+    public static final String HEARTBEAT_INTERVAL_DEFAULT = "0";
+
+    /** How long an accepted socket may take to send its handshake before it is closed, in milliseconds. */
+    public static final String HANDSHAKE_TIMEOUT_PROP_NAME = "verbs4j.tcp.handshake.timeout.ms";
+    /** Default handshake timeout: 10 s. */
+    public static final String HANDSHAKE_TIMEOUT_DEFAULT = "10000";
+
+    /** SO_SNDBUF and SO_RCVBUF in bytes; 0 keeps the kernel's autotuning. */
+    public static final String SOCKET_BUFFER_PROP_NAME = "verbs4j.tcp.socket.buffer.bytes";
+    /** Default socket buffers: kernel autotuning. */
+    public static final String SOCKET_BUFFER_DEFAULT = "0";
+
+    /** Directory for the (immediately unlinked) files behind allocated regions. */
+    public static final String MEMORY_DIR_PROP_NAME = "verbs4j.tcp.memory.dir";
+    /** Default memory directory: /dev/shm (memory outside the JVM's direct-memory limit). */
+    public static final String MEMORY_DIR_DEFAULT = "/dev/shm";
+
+    /** Largest connection private data in bytes. */
+    public static final int MAX_PRIVATE_DATA_LENGTH = 4096;
+
+    private final String networkInterface;
+    private final boolean bindAny;
+    private final int ioThreads;
+    private final boolean pollingMode;
+    private final String transport;
+    private final long maxInflightBytes;
+    private final int writeHighWaterMark;
+    private final long peerTimeoutNs;
+    private final long heartbeatIntervalNs;
+    private final long handshakeTimeoutNs;
+    private final int socketBufferBytes;
+    private final String memoryDir;
+
+    private TcpConfiguration(final DeviceContext context)
+    {
+        networkInterface = context.get(INTERFACE_PROP_NAME, INTERFACE_DEFAULT).trim();
+        bindAny = Boolean.parseBoolean(context.get(BIND_ANY_PROP_NAME, BIND_ANY_DEFAULT));
+        ioThreads = positiveInt(context, IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
+        final String mode = context.get(MODE_PROP_NAME, MODE_DEFAULT);
+        if (!"event".equals(mode) && !"poll".equals(mode))
+        {
+            throw new IllegalArgumentException(MODE_PROP_NAME + "=" + mode + "; use event or poll");
+        }
+        pollingMode = "poll".equals(mode);
+        transport = context.get(TRANSPORT_PROP_NAME, TRANSPORT_DEFAULT);
+        if (!"auto".equals(transport) && !"epoll".equals(transport) && !"nio".equals(transport))
+        {
+            throw new IllegalArgumentException(TRANSPORT_PROP_NAME + "=" + transport + "; use auto, epoll or nio");
+        }
+        maxInflightBytes = positiveInt(context, MAX_INFLIGHT_BYTES_PROP_NAME, MAX_INFLIGHT_BYTES_DEFAULT);
+        writeHighWaterMark = positiveInt(context, WRITE_HIGH_WATER_MARK_PROP_NAME, WRITE_HIGH_WATER_MARK_DEFAULT);
+        peerTimeoutNs = context.peerTimeoutNs();
+        final long heartbeatMs = Long.parseLong(context.get(HEARTBEAT_INTERVAL_PROP_NAME, HEARTBEAT_INTERVAL_DEFAULT));
+        heartbeatIntervalNs = heartbeatMs > 0 ? TimeUnit.MILLISECONDS.toNanos(heartbeatMs) :
+            Math.max(TimeUnit.MILLISECONDS.toNanos(1), peerTimeoutNs / 4);
+        if (heartbeatIntervalNs >= peerTimeoutNs)
+        {
+            throw new IllegalArgumentException(HEARTBEAT_INTERVAL_PROP_NAME + " must be below the peer timeout (" +
+                TimeUnit.NANOSECONDS.toMillis(peerTimeoutNs) + " ms)");
+        }
+        handshakeTimeoutNs = TimeUnit.MILLISECONDS.toNanos(
+            positiveInt(context, HANDSHAKE_TIMEOUT_PROP_NAME, HANDSHAKE_TIMEOUT_DEFAULT));
+        socketBufferBytes = Integer.parseInt(context.get(SOCKET_BUFFER_PROP_NAME, SOCKET_BUFFER_DEFAULT));
+        memoryDir = context.get(MEMORY_DIR_PROP_NAME, MEMORY_DIR_DEFAULT);
+    }
+
+    /**
+     * Reads and validates the settings of a device.
+     *
+     * @param context the device's concluded context.
+     * @return the settings.
+     * @throws IllegalArgumentException naming a bad setting.
+     */
+    public static TcpConfiguration of(final DeviceContext context)
+    {
+        return new TcpConfiguration(context);
+    }
+
+    private static int positiveInt(final DeviceContext context, final String name, final String defaultValue)
+    {
+        final String text = context.get(name, defaultValue);
+        final int value;
+        try
+        {
+            value = Integer.parseInt(text.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + "=" + text + " is not a number", ex);
+        }
+        if (value <= 0)
+        {
+            throw new IllegalArgumentException(name + "=" + text + " must be positive");
+        }
+        return value;
+    }
+
+    /** @return the interface name or address, empty when not set. */
+    public String networkInterface()
+    {
+        return networkInterface;
+    }
+
+    /** @return whether wildcard endpoints may bind every interface. */
+    public boolean bindAny()
+    {
+        return bindAny;
+    }
+
+    /** @return I/O threads. */
+    public int ioThreads()
+    {
+        return ioThreads;
+    }
+
+    /** @return true in busy-polling mode. */
+    public boolean pollingMode()
+    {
+        return pollingMode;
+    }
+
+    /** @return auto, epoll or nio. */
+    public String transport()
+    {
+        return transport;
+    }
+
+    /** @return in-flight cap per connection in bytes. */
+    public long maxInflightBytes()
+    {
+        return maxInflightBytes;
+    }
+
+    /** @return outbound high water mark in bytes. */
+    public int writeHighWaterMark()
+    {
+        return writeHighWaterMark;
+    }
+
+    /** @return the peer timeout. */
+    public long peerTimeoutNs()
+    {
+        return peerTimeoutNs;
+    }
+
+    /** @return the heartbeat interval. */
+    public long heartbeatIntervalNs()
+    {
+        return heartbeatIntervalNs;
+    }
+
+    /** @return the handshake timeout. */
+    public long handshakeTimeoutNs()
+    {
+        return handshakeTimeoutNs;
+    }
+
+    /** @return socket buffer size, 0 for the kernel default. */
+    public int socketBufferBytes()
+    {
+        return socketBufferBytes;
+    }
+
+    /** @return the directory for region files. */
+    public String memoryDir()
+    {
+        return memoryDir;
+    }
+}

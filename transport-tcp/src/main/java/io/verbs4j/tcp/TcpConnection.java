@@ -1,0 +1,910 @@
+package io.verbs4j.tcp;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.verbs4j.ConnectionException;
+import io.verbs4j.QpState;
+import io.verbs4j.WcStatus;
+import io.verbs4j.tcp.protocol.FrameFlyweight;
+import io.verbs4j.tcp.protocol.FrameType;
+import io.verbs4j.tcp.protocol.HandshakeFlyweight;
+
+/**
+ * One TCP connection between two queue pairs: the only handler in its channel's pipeline. It reads frames with a
+ * streaming decoder (a 32-byte header, then the payload, which goes straight to its destination as it arrives:
+ * nothing is accumulated, however long the message), runs the handshake, and hands requests to its
+ * {@link TcpResponder} (target side) and responses to its {@link TcpRequester} (initiator side). It also sends
+ * heartbeats and declares the peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
+ * <p>
+ * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
+ * with a log line; other connections carry on. Every method but {@link #localError()} and the accept/reject calls
+ * runs on the channel's event loop.
+ */
+final class TcpConnection extends ChannelInboundHandlerAdapter
+{
+    static final Logger LOG = System.getLogger("io.verbs4j.tcp");
+
+    private static final int PAYLOAD_NONE = 0;
+    private static final int PAYLOAD_SINK = 1;
+    private static final int PAYLOAD_DISCARD = 2;
+    private static final int PAYLOAD_SMALL = 3;
+    private static final int MAX_BUFFERED_PIECES = 64;
+
+    private final TcpDevice device;
+    private final TcpConfiguration configuration;
+    private final TcpCounters counters;
+    private final boolean clientSide;
+    private final TcpListener listener;
+    private final TcpRequester requester;
+    private final TcpResponder responder;
+    private final PayloadSink sink;
+    private final ArrayDeque<RegionByteBuf> bufferPool = new ArrayDeque<>();
+    private final RegionByteBuf[] pieces = new RegionByteBuf[MAX_BUFFERED_PIECES];
+    private final FrameFlyweight frame = new FrameFlyweight();
+    private final FrameFlyweight outFrame = new FrameFlyweight();
+    private final HandshakeFlyweight handshake = new HandshakeFlyweight();
+    private final ByteBuf header = Unpooled.wrappedBuffer(new byte[FrameFlyweight.HEADER_LENGTH]);
+    private final byte[] small = new byte[TcpConfiguration.MAX_PRIVATE_DATA_LENGTH];
+    private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
+    private final Runnable heartbeatTask = this::onHeartbeatTick;
+
+    private ChannelHandlerContext ctx;
+    private volatile TcpQueuePair qp;
+    private volatile boolean established;
+    private volatile boolean closed;
+    private boolean peerDisconnected;
+
+    private TcpQueuePair pendingQp;
+    private byte[] requestPrivateData;
+    private CompletableFuture<byte[]> connectFuture;
+    private TcpConnectionRequest pendingRequest;
+    private long peerInitialSequence;
+    private ScheduledFuture<?> heartbeat;
+    private ScheduledFuture<?> handshakeTimeout;
+
+    private int headerFill;
+    private long payloadRemaining;
+    private int payloadMode;
+    private int smallFill;
+    private int frameType;
+    private int frameFlags;
+    private int framePayloadLength;
+    private long frameSequence;
+    private long frameAddress;
+    private int frameRkey;
+    private int frameArgument;
+    private long receivedBytes;
+    private long copiedBytes;
+    private long discardedBytes;
+
+    private boolean readSinceTick;
+    private boolean wroteSinceTick;
+    private long silentNs;
+
+    /**
+     * A connector's side.
+     *
+     * @param device      the device.
+     * @param qp          the queue pair to connect once accepted.
+     * @param privateData private data for the request.
+     * @param future      completed with the peer's private data, or failed.
+     */
+    TcpConnection(
+        final TcpDevice device, final TcpQueuePair qp, final byte[] privateData, final CompletableFuture<byte[]> future)
+    {
+        this(device, true, null);
+        this.pendingQp = qp;
+        this.requestPrivateData = privateData;
+        this.connectFuture = future;
+    }
+
+    /**
+     * A listener's side.
+     *
+     * @param device   the device.
+     * @param listener the listener that accepted the socket.
+     */
+    TcpConnection(final TcpDevice device, final TcpListener listener)
+    {
+        this(device, false, listener);
+    }
+
+    private TcpConnection(final TcpDevice device, final boolean clientSide, final TcpListener listener)
+    {
+        this.device = device;
+        this.configuration = device.configuration();
+        this.counters = device.counters();
+        this.clientSide = clientSide;
+        this.listener = listener;
+        this.sink = new PayloadSink(device.capabilities().maxSge() + 1);
+        this.requester = new TcpRequester(this);
+        this.responder = new TcpResponder(this);
+    }
+
+    TcpDevice device()
+    {
+        return device;
+    }
+
+    TcpRequester requester()
+    {
+        return requester;
+    }
+
+    TcpQueuePair qp()
+    {
+        return qp;
+    }
+
+    TcpCounters counters()
+    {
+        return counters;
+    }
+
+    TcpConfiguration configuration()
+    {
+        return configuration;
+    }
+
+    PayloadSink sink()
+    {
+        return sink;
+    }
+
+    boolean isEstablished()
+    {
+        return established;
+    }
+
+    boolean inEventLoop()
+    {
+        return ctx.executor().inEventLoop();
+    }
+
+    void execute(final Runnable task)
+    {
+        ctx.executor().execute(task);
+    }
+
+    void schedule(final Runnable task, final long delayNs)
+    {
+        ctx.executor().schedule(task, delayNs, TimeUnit.NANOSECONDS);
+    }
+
+    boolean isWritable()
+    {
+        return ctx.channel().isWritable();
+    }
+
+    String peer()
+    {
+        return null == ctx ? "?" : String.valueOf(ctx.channel().remoteAddress());
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    /**
+     * @param payloadCapacity bytes the caller will append after the header.
+     * @return a pooled direct buffer with room for a header, writer index after it, wrapped by the out flyweight.
+     */
+    ByteBuf newFrame(final int payloadCapacity)
+    {
+        final ByteBuf buffer = ctx.alloc().directBuffer(FrameFlyweight.HEADER_LENGTH + payloadCapacity);
+        buffer.writerIndex(FrameFlyweight.HEADER_LENGTH);
+        outFrame.wrap(buffer, 0);
+        return buffer;
+    }
+
+    FrameFlyweight outFrame()
+    {
+        return outFrame;
+    }
+
+    void write(final ByteBuf buffer)
+    {
+        ctx.write(buffer, ctx.voidPromise());
+    }
+
+    void writeFrame(final ByteBuf buffer)
+    {
+        counters.increment(TcpCounter.FRAMES_SENT);
+        wroteSinceTick = true;
+        ctx.write(buffer, ctx.voidPromise());
+    }
+
+    void writeControl(final byte type, final long sequence, final int argument)
+    {
+        final ByteBuf buffer = newFrame(0);
+        outFrame.encode(type, 0, 0, sequence, 0, 0, argument);
+        writeFrame(buffer);
+    }
+
+    void flush()
+    {
+        ctx.flush();
+    }
+
+    /**
+     * Wraps {@code [offset, offset + length)} of a region as socket buffers, in contiguous pieces, into
+     * {@link #pieces()} from index {@code first}.
+     *
+     * @param region the region.
+     * @param offset offset in it.
+     * @param length bytes.
+     * @param first  first free index of {@link #pieces()}.
+     * @return the next free index, or -1 if the region was closed or too many pieces were needed (pieces taken by
+     * this call are released).
+     */
+    int wrap(final TcpMemoryRegion region, final long offset, final long length, final int first)
+    {
+        int next = first;
+        long done = 0;
+        while (done < length)
+        {
+            final long part = Math.min(length - done, region.memory().contiguousLength(offset + done));
+            final RegionByteBuf piece = next < MAX_BUFFERED_PIECES ?
+                RegionByteBuf.take(bufferPool, region, region.memory().addressOf(offset + done), (int)part) : null;
+            if (null == piece)
+            {
+                releasePieces(first, next);
+                return -1;
+            }
+            pieces[next++] = piece;
+            done += part;
+        }
+        return next;
+    }
+
+    RegionByteBuf[] pieces()
+    {
+        return pieces;
+    }
+
+    void releasePieces(final int from, final int to)
+    {
+        for (int i = from; i < to; i++)
+        {
+            pieces[i].release();
+            pieces[i] = null;
+        }
+    }
+
+    void writePieces(final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            ctx.write(pieces[i], ctx.voidPromise());
+            pieces[i] = null;
+        }
+    }
+
+    // ---------------------------------------------------------------- payload modes, set while handling a header
+
+    void payloadIntoSink()
+    {
+        payloadMode = PAYLOAD_SINK;
+    }
+
+    void discardPayload()
+    {
+        payloadMode = PAYLOAD_DISCARD;
+    }
+
+    void payloadIntoSmall()
+    {
+        payloadMode = PAYLOAD_SMALL;
+        smallFill = 0;
+    }
+
+    long smallLong(final int offset)
+    {
+        long value = 0;
+        for (int i = 7; i >= 0; i--)
+        {
+            value = value << 8 | (small[offset + i] & 0xff);
+        }
+        return value;
+    }
+
+    // ---------------------------------------------------------------- channel events
+
+    /** {@inheritDoc} */
+    public void handlerAdded(final ChannelHandlerContext ctx)
+    {
+        this.ctx = ctx;
+    }
+
+    /** {@inheritDoc} */
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        if (clientSide)
+        {
+            final long initialSequence = pendingQp.sendQueue().posted();
+            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + requestPrivateData.length);
+            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
+                pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
+            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
+            ctx.writeAndFlush(buffer, ctx.voidPromise());
+        }
+        else
+        {
+            handshakeTimeout = ctx.executor().schedule(() ->
+                {
+                    if (!established && null == pendingRequest)
+                    {
+                        protocolError("no handshake within " +
+                            TimeUnit.NANOSECONDS.toMillis(configuration.handshakeTimeoutNs()) + " ms");
+                    }
+                },
+                configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelActive();
+    }
+
+    /** {@inheritDoc} */
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        final ByteBuf in = (ByteBuf)msg;
+        try
+        {
+            readSinceTick = true;
+            decode(in);
+        }
+        finally
+        {
+            in.release();
+        }
+    }
+
+    /** {@inheritDoc} */
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        if (receivedBytes > 0)
+        {
+            counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
+            counters.add(TcpCounter.BYTES_COPIED_ON_RECEIVE, copiedBytes);
+            counters.add(TcpCounter.BYTES_DISCARDED, discardedBytes);
+            receivedBytes = 0;
+            copiedBytes = 0;
+            discardedBytes = 0;
+        }
+        if (established && !closed)
+        {
+            responder.flushAcks();
+            requester.afterRead();
+        }
+        ctx.flush();
+    }
+
+    /** {@inheritDoc} */
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx)
+    {
+        if (established && ctx.channel().isWritable())
+        {
+            requester.pump();
+        }
+    }
+
+    /** {@inheritDoc} */
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        if (!closed)
+        {
+            LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
+        }
+        ctx.close();
+    }
+
+    /** {@inheritDoc} */
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        closed = true;
+        if (null != heartbeat)
+        {
+            heartbeat.cancel(false);
+        }
+        if (null != handshakeTimeout)
+        {
+            handshakeTimeout.cancel(false);
+        }
+        sink.clear();
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("connection to " + peer() +
+                " closed during the handshake"));
+        }
+        final TcpQueuePair bound = qp;
+        if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
+        {
+            if (peerDisconnected)
+            {
+                bound.enterError();
+            }
+            else
+            {
+                counters.increment(TcpCounter.CONNECTIONS_LOST);
+                LOG.log(Level.INFO, () -> "verbs4j tcp: lost the connection with " + peer() + " (queue pair " +
+                    bound.qpNumber() + " goes to ERROR)");
+                bound.fail(WcStatus.RETRY_EXC_ERR);
+            }
+        }
+        bufferPool.clear();
+        ctx.fireChannelInactive();
+    }
+
+    // ---------------------------------------------------------------- decoding
+
+    private void decode(final ByteBuf in)
+    {
+        while (in.isReadable() && !closed)
+        {
+            if (0 == payloadRemaining)
+            {
+                final int n = Math.min(FrameFlyweight.HEADER_LENGTH - headerFill, in.readableBytes());
+                in.readBytes(header, headerFill, n);
+                headerFill += n;
+                if (headerFill < FrameFlyweight.HEADER_LENGTH)
+                {
+                    return;
+                }
+                headerFill = 0;
+                counters.increment(TcpCounter.FRAMES_RECEIVED);
+                payloadMode = PAYLOAD_NONE;
+                if (!onHeader())
+                {
+                    return;
+                }
+                if (0 == payloadRemaining)
+                {
+                    onFrameEnd();
+                }
+            }
+            else
+            {
+                final int n = (int)Math.min(payloadRemaining, in.readableBytes());
+                switch (payloadMode)
+                {
+                    case PAYLOAD_SINK:
+                        sink.write(in, n);
+                        copiedBytes += n;
+                        break;
+                    case PAYLOAD_SMALL:
+                        in.readBytes(small, smallFill, n);
+                        smallFill += n;
+                        break;
+                    default:
+                        in.skipBytes(n);
+                        discardedBytes += n;
+                        break;
+                }
+                if (established)
+                {
+                    receivedBytes += n;
+                }
+                payloadRemaining -= n;
+                if (0 == payloadRemaining)
+                {
+                    onFrameEnd();
+                }
+            }
+        }
+    }
+
+    private boolean onHeader()
+    {
+        frame.wrap(header, 0);
+        final int version = frame.version();
+        if (FrameFlyweight.CURRENT_VERSION != version)
+        {
+            protocolError("unsupported protocol version " + version + " (this side speaks " +
+                FrameFlyweight.CURRENT_VERSION + ")");
+            return false;
+        }
+        final int type = frame.type();
+        if (!FrameType.isValid(type))
+        {
+            protocolError("unknown frame type " + type);
+            return false;
+        }
+        final int length = frame.payloadLength();
+        final String lengthError = checkPayloadLength(type, length);
+        if (null != lengthError)
+        {
+            protocolError(lengthError);
+            return false;
+        }
+        frameType = type;
+        frameFlags = frame.flags();
+        framePayloadLength = length;
+        frameSequence = frame.sequence();
+        frameAddress = frame.address();
+        frameRkey = frame.rkey();
+        frameArgument = frame.argument();
+        payloadRemaining = length;
+        if (!established)
+        {
+            return onHandshakeHeader(type);
+        }
+        switch (type)
+        {
+            case FrameType.SEND:
+            case FrameType.WRITE:
+            case FrameType.WRITE_WITH_IMM:
+            case FrameType.READ_REQUEST:
+            case FrameType.ATOMIC_REQUEST:
+                responder.onRequest(type, frameFlags, length, frameSequence, frameAddress, frameRkey, frameArgument);
+                break;
+            case FrameType.READ_RESPONSE:
+            case FrameType.ATOMIC_RESPONSE:
+            case FrameType.ACK:
+            case FrameType.NAK:
+            case FrameType.RNR_NAK:
+                requester.onResponse(type, length, frameSequence, frameAddress, frameArgument);
+                break;
+            case FrameType.DISCONNECT:
+                peerDisconnected = true;
+                break;
+            case FrameType.HEARTBEAT:
+                break;
+            default:
+                protocolError("unexpected " + FrameType.name(type) + " frame on an established connection");
+                return false;
+        }
+        return !closed;
+    }
+
+    private static String checkPayloadLength(final int type, final int length)
+    {
+        if (length < 0)
+        {
+            return "impossible payload length " + length + " in a " + FrameType.name(type) + " frame";
+        }
+        switch (type)
+        {
+            case FrameType.ATOMIC_REQUEST:
+                return FrameFlyweight.ATOMIC_OPERANDS_LENGTH == length ? null :
+                    "ATOMIC_REQUEST with a payload of " + length + " bytes (must be " +
+                    FrameFlyweight.ATOMIC_OPERANDS_LENGTH + ")";
+            case FrameType.READ_REQUEST:
+            case FrameType.ATOMIC_RESPONSE:
+            case FrameType.ACK:
+            case FrameType.NAK:
+            case FrameType.RNR_NAK:
+            case FrameType.DISCONNECT:
+            case FrameType.HEARTBEAT:
+                return 0 == length ? null : FrameType.name(type) + " with a payload of " + length + " bytes (must be 0)";
+            case FrameType.CONNECT_REQUEST:
+            case FrameType.CONNECT_ACCEPT:
+            case FrameType.CONNECT_REJECT:
+                return length <= TcpConfiguration.MAX_PRIVATE_DATA_LENGTH ? null : FrameType.name(type) +
+                    " with " + length + " bytes of private data (at most " +
+                    TcpConfiguration.MAX_PRIVATE_DATA_LENGTH + ")";
+            default:
+                return null;
+        }
+    }
+
+    private void onFrameEnd()
+    {
+        final int mode = payloadMode;
+        payloadMode = PAYLOAD_NONE;
+        if (PAYLOAD_SINK == mode)
+        {
+            sink.clear();
+        }
+        if (!established)
+        {
+            onHandshakeEnd();
+            return;
+        }
+        switch (frameType)
+        {
+            case FrameType.SEND:
+            case FrameType.WRITE:
+            case FrameType.WRITE_WITH_IMM:
+            case FrameType.READ_REQUEST:
+            case FrameType.ATOMIC_REQUEST:
+                responder.onRequestEnd();
+                break;
+            case FrameType.READ_RESPONSE:
+            case FrameType.ATOMIC_RESPONSE:
+            case FrameType.ACK:
+            case FrameType.NAK:
+            case FrameType.RNR_NAK:
+                requester.onResponseEnd();
+                break;
+            case FrameType.DISCONNECT:
+                LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
+                final TcpQueuePair bound = qp;
+                if (null != bound)
+                {
+                    bound.enterError();
+                }
+                ctx.close();
+                break;
+            default:
+                break;
+        }
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    private boolean onHandshakeHeader(final int type)
+    {
+        if (!FrameType.isHandshake(type))
+        {
+            protocolError("expected a handshake, got a " + FrameType.name(type) + " frame");
+            return false;
+        }
+        handshake.wrap(header, 0);
+        if (HandshakeFlyweight.MAGIC != handshake.magic())
+        {
+            protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
+            return false;
+        }
+        final boolean expected = clientSide ? FrameType.CONNECT_REQUEST != type : FrameType.CONNECT_REQUEST == type;
+        if (!expected || null != pendingRequest)
+        {
+            protocolError("unexpected " + FrameType.name(type) + " during the handshake");
+            return false;
+        }
+        peerInitialSequence = handshake.initialSequence();
+        payloadIntoSmall();
+        return true;
+    }
+
+    private void onHandshakeEnd()
+    {
+        final byte[] data = Arrays.copyOf(small, smallFill);
+        switch (frameType)
+        {
+            case FrameType.CONNECT_REQUEST:
+                if (null != handshakeTimeout)
+                {
+                    handshakeTimeout.cancel(false);
+                }
+                pendingRequest = new TcpConnectionRequest(this, data, peer());
+                listener.enqueue(pendingRequest);
+                break;
+            case FrameType.CONNECT_ACCEPT:
+                if (connectFuture.isDone())
+                {
+                    ctx.close();
+                    return;
+                }
+                try
+                {
+                    establish(pendingQp);
+                }
+                catch (final RuntimeException ex)
+                {
+                    connectFuture.completeExceptionally(ex);
+                    ctx.close();
+                    return;
+                }
+                if (!connectFuture.complete(data))
+                {
+                    pendingQp.enterError();
+                }
+                connectFuture = null;
+                requester.pump();
+                break;
+            case FrameType.CONNECT_REJECT:
+                connectFuture.completeExceptionally(new ConnectionException("rejected by " + peer() + ": " +
+                    new String(data, StandardCharsets.UTF_8)));
+                connectFuture = null;
+                ctx.close();
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void establish(final TcpQueuePair queuePair)
+    {
+        final long initialSequence = queuePair.sendQueue().posted();
+        requester.start(queuePair, initialSequence);
+        responder.start(queuePair, peerInitialSequence);
+        qp = queuePair;
+        queuePair.connect(this);
+        established = true;
+        counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
+        final long interval = configuration.heartbeatIntervalNs();
+        heartbeat = ctx.executor().scheduleAtFixedRate(heartbeatTask, interval, interval, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Listener side, from the application thread: connect {@code queuePair} and answer with CONNECT_ACCEPT.
+     *
+     * @param queuePair   the local queue pair.
+     * @param privateData the answer's private data.
+     */
+    void accept(final TcpQueuePair queuePair, final byte[] privateData)
+    {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        try
+        {
+            ctx.executor().execute(() ->
+            {
+                try
+                {
+                    if (closed || !ctx.channel().isActive())
+                    {
+                        throw new ConnectionException("the connector " + peer() + " has gone");
+                    }
+                    final long initialSequence = queuePair.sendQueue().posted();
+                    establish(queuePair);
+                    final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
+                        privateData.length);
+                    handshake.wrap(buffer, 0).encode(FrameType.CONNECT_ACCEPT, privateData.length,
+                        queuePair.qpNumber(), initialSequence, heartbeatIntervalUs());
+                    buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
+                    ctx.writeAndFlush(buffer, ctx.voidPromise());
+                    done.complete(null);
+                    requester.pump();
+                }
+                catch (final RuntimeException ex)
+                {
+                    done.completeExceptionally(ex);
+                }
+            });
+            done.get(configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            if (ex.getCause() instanceof ConnectionException)
+            {
+                throw (ConnectionException)ex.getCause();
+            }
+            throw new ConnectionException("accept failed: " + ex.getCause(), ex.getCause());
+        }
+        catch (final java.util.concurrent.RejectedExecutionException | java.util.concurrent.TimeoutException ex)
+        {
+            throw new ConnectionException("accept failed: the device is closing or the I/O thread is stuck", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new ConnectionException("interrupted while accepting", ex);
+        }
+    }
+
+    /**
+     * Listener side, from the application thread: answer with CONNECT_REJECT and close.
+     *
+     * @param reason the reason for the connector.
+     */
+    void reject(final String reason)
+    {
+        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
+        final byte[] data = Arrays.copyOf(bytes, Math.min(bytes.length, TcpConfiguration.MAX_PRIVATE_DATA_LENGTH));
+        ctx.executor().execute(() ->
+        {
+            if (!ctx.channel().isActive())
+            {
+                return;
+            }
+            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
+            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0);
+            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
+            ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+        });
+    }
+
+    /** Closes the socket (from any thread). */
+    void close()
+    {
+        if (null != ctx)
+        {
+            ctx.channel().close();
+        }
+    }
+
+    private int heartbeatIntervalUs()
+    {
+        return (int)Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMicros(configuration.heartbeatIntervalNs()));
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    /**
+     * The local queue pair entered ERROR or was closed (any thread, must not block): tell the peer and close.
+     */
+    void localError()
+    {
+        if (!localErrorSignalled.compareAndSet(false, true) || null == ctx)
+        {
+            return;
+        }
+        try
+        {
+            ctx.executor().execute(() ->
+            {
+                if (ctx.channel().isActive())
+                {
+                    final ByteBuf buffer = newFrame(0);
+                    outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
+                    counters.increment(TcpCounter.FRAMES_SENT);
+                    ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
+        {
+            ctx.channel().close();
+        }
+    }
+
+    /**
+     * The peer broke the protocol: log, count, close. Other connections are not affected.
+     *
+     * @param reason what was wrong.
+     */
+    void protocolError(final String reason)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        counters.increment(TcpCounter.PROTOCOL_ERRORS);
+        LOG.log(Level.WARNING, "verbs4j tcp: closing the connection with " + peer() + ": protocol error: " + reason);
+        final TcpQueuePair bound = qp;
+        if (null != bound && QpState.ERROR != bound.state())
+        {
+            bound.fail(WcStatus.BAD_RESP_ERR);
+        }
+        ctx.close();
+    }
+
+    private void onHeartbeatTick()
+    {
+        if (closed)
+        {
+            return;
+        }
+        final long interval = configuration.heartbeatIntervalNs();
+        if (readSinceTick)
+        {
+            silentNs = 0;
+        }
+        else
+        {
+            silentNs += interval;
+            if (silentNs >= configuration.peerTimeoutNs())
+            {
+                counters.increment(TcpCounter.PEER_TIMEOUTS);
+                LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " silent for " +
+                    TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (peer timeout); closing the connection");
+                closed = true;
+                final TcpQueuePair bound = qp;
+                if (null != bound && QpState.ERROR != bound.state())
+                {
+                    bound.fail(WcStatus.RETRY_EXC_ERR);
+                }
+                ctx.close();
+                return;
+            }
+        }
+        readSinceTick = false;
+        if (!wroteSinceTick)
+        {
+            writeControl(FrameType.HEARTBEAT, 0, 0);
+            ctx.flush();
+        }
+        wroteSinceTick = false;
+    }
+}

@@ -1,0 +1,65 @@
+package io.verbs4j.tcp;
+
+/**
+ * The counters every tcp device keeps (read them with {@link TcpDevice#counter(TcpCounter)}).
+ */
+public enum TcpCounter
+{
+    /** Payload bytes written to sockets (SEND, WRITE, READ_RESPONSE and atomic operands). */
+    BYTES_SENT(0, "payload bytes sent"),
+    /** Payload bytes read from sockets. */
+    BYTES_RECEIVED(1, "payload bytes received"),
+    /**
+     * Payload bytes copied in user space on the sending side: only inline payloads, which are copied into the frame
+     * buffer; every other payload goes to the socket straight from registered memory.
+     */
+    BYTES_COPIED_ON_SEND(2, "payload bytes copied on send"),
+    /**
+     * Payload bytes copied in user space on the receiving side, from Netty's receive buffer into the destination
+     * region or posted receive buffer (one copy per byte received and placed).
+     */
+    BYTES_COPIED_ON_RECEIVE(3, "payload bytes copied on receive"),
+    /** Payload bytes read and thrown away (dropped while RNR-retrying or after a NAK). */
+    BYTES_DISCARDED(4, "payload bytes discarded"),
+    /** Frames written. */
+    FRAMES_SENT(5, "frames sent"),
+    /** Frames read. */
+    FRAMES_RECEIVED(6, "frames received"),
+    /** NAKs sent (remote access, invalid request). */
+    NAKS_SENT(7, "NAKs sent"),
+    /** RNR NAKs sent (a SEND or WRITE_WITH_IMM found no posted receive). */
+    RNR_NAKS_SENT(8, "RNR NAKs sent"),
+    /** Requests retransmitted after an RNR NAK. */
+    RNR_RETRIES(9, "RNR retries"),
+    /** Times an initiator stopped sending because of the in-flight cap or an unwritable socket. */
+    BACK_PRESSURE_EVENTS(10, "back-pressure events"),
+    /** Connections closed because the peer broke the protocol. */
+    PROTOCOL_ERRORS(11, "protocol errors"),
+    /** Connections declared dead because the peer went silent for the peer timeout. */
+    PEER_TIMEOUTS(12, "peer timeouts"),
+    /** Connections lost without an orderly disconnect. */
+    CONNECTIONS_LOST(13, "connections lost"),
+    /** Connections established. */
+    CONNECTIONS_ESTABLISHED(14, "connections established");
+
+    private final int id;
+    private final String label;
+
+    TcpCounter(final int id, final String label)
+    {
+        this.id = id;
+        this.label = label;
+    }
+
+    /** @return the counter's index. */
+    public int id()
+    {
+        return id;
+    }
+
+    /** @return a human-readable label. */
+    public String label()
+    {
+        return label;
+    }
+}

@@ -1,0 +1,331 @@
+package io.verbs4j.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.verbs4j.Access;
+import io.verbs4j.CompletionHandler;
+import io.verbs4j.Opcode;
+import io.verbs4j.QpState;
+import io.verbs4j.WcStatus;
+import io.verbs4j.spi.AbstractMemoryRegion;
+import io.verbs4j.spi.KeyTable;
+import io.verbs4j.spi.WorkQueue;
+import io.verbs4j.tcp.protocol.FrameFlyweight;
+import io.verbs4j.tcp.protocol.FrameType;
+import org.agrona.UnsafeApi;
+
+/**
+ * The target side of a connection (siw's {@code qp_rx}): carries out the peer's requests on the I/O thread with no
+ * action from the application. One-sided requests are checked first, in libfabric's order: key lookup, then access
+ * bits, then bounds ({@link KeyTable#verifyRemote}); a failure answers NAK(REM_ACCESS_ERR) and leaves the memory
+ * untouched. Atomics use CPU atomics on the region's memory, so they are atomic with respect to local
+ * {@code getAndAddLong}/{@code compareAndSetLong}.
+ * <p>
+ * After an RNR NAK the responder drops every request until the NAKed one comes again; after a NAK it drops
+ * everything (the initiator's queue pair is in ERROR and disconnects). Successful SEND/WRITE requests are
+ * acknowledged cumulatively, once per socket read batch.
+ */
+final class TcpResponder
+{
+    private static final int ACTION_DROP = 0;
+    private static final int ACTION_RECV = 1;
+    private static final int ACTION_WRITE = 2;
+    private static final int ACTION_WRITE_IMM = 3;
+    private static final int ACTION_ATOMIC = 4;
+    private static final int ACTION_DONE = 5;
+
+    private final TcpConnection connection;
+    private final TcpCounters counters;
+    private TcpQueuePair qp;
+    private KeyTable keys;
+    private long expected;
+    private boolean rnrDropping;
+    private boolean nakDropping;
+    private long ackPending;
+    private long lastAcked;
+
+    private int action;
+    private long sequence;
+    private int flags;
+    private int length;
+    private long address;
+    private int rkey;
+    private int argument;
+    private long recvPos;
+
+    TcpResponder(final TcpConnection connection)
+    {
+        this.connection = connection;
+        this.counters = connection.counters();
+    }
+
+    void start(final TcpQueuePair queuePair, final long peerInitialSequence)
+    {
+        qp = queuePair;
+        keys = queuePair.domain().keys();
+        expected = peerInitialSequence;
+        ackPending = peerInitialSequence - 1;
+        lastAcked = peerInitialSequence - 1;
+    }
+
+    /**
+     * A request header arrived; decide where its payload goes.
+     */
+    void onRequest(
+        final int type,
+        final int flags,
+        final int length,
+        final long sequence,
+        final long address,
+        final int rkey,
+        final int argument)
+    {
+        action = ACTION_DROP;
+        this.sequence = sequence;
+        this.flags = flags;
+        this.length = length;
+        this.address = address;
+        this.rkey = rkey;
+        this.argument = argument;
+        if (nakDropping || (rnrDropping && sequence != expected) || QpState.ERROR == qp.state())
+        {
+            connection.discardPayload();
+            return;
+        }
+        if (sequence != expected)
+        {
+            connection.protocolError(FrameType.name(type) + " with sequence " + sequence + " where " + expected +
+                " was expected");
+            return;
+        }
+        rnrDropping = false;
+        switch (type)
+        {
+            case FrameType.SEND:
+                onSend();
+                break;
+            case FrameType.WRITE:
+            case FrameType.WRITE_WITH_IMM:
+                onWrite(FrameType.WRITE_WITH_IMM == type);
+                break;
+            case FrameType.READ_REQUEST:
+                onRead();
+                break;
+            default:
+                action = ACTION_ATOMIC;
+                connection.payloadIntoSmall();
+                break;
+        }
+    }
+
+    private void onSend()
+    {
+        final long pos = qp.takeRecv();
+        if (pos < 0)
+        {
+            rnr();
+            return;
+        }
+        final WorkQueue recvQueue = qp.recvQueue();
+        if (length > recvQueue.totalLength(pos))
+        {
+            nak(WcStatus.REM_INV_REQ_ERR);
+            qp.completeRecv(pos, WcStatus.LOC_LEN_ERR, Opcode.RECV, length, 0, 0);
+            return;
+        }
+        if (!connection.sink().addSges(recvQueue, pos, length))
+        {
+            nak(WcStatus.REM_OP_ERR);
+            qp.completeRecv(pos, WcStatus.LOC_PROT_ERR, Opcode.RECV, 0, 0, 0);
+            return;
+        }
+        recvPos = pos;
+        action = ACTION_RECV;
+        connection.payloadIntoSink();
+    }
+
+    private void onWrite(final boolean withImmediate)
+    {
+        TcpMemoryRegion region = null;
+        if (length > 0)
+        {
+            // Zero-length writes check no key, as in InfiniBand.
+            region = (TcpMemoryRegion)keys.verifyRemote(rkey, address, length, Access.REMOTE_WRITE);
+            if (null == region || !region.tryPin())
+            {
+                nak(WcStatus.REM_ACCESS_ERR);
+                return;
+            }
+        }
+        if (withImmediate)
+        {
+            final long pos = qp.takeRecv();
+            if (pos < 0)
+            {
+                if (null != region)
+                {
+                    region.unpin();
+                }
+                rnr();
+                return;
+            }
+            recvPos = pos;
+        }
+        if (null != region)
+        {
+            connection.sink().addPinned(region, address - region.address(), length);
+        }
+        action = withImmediate ? ACTION_WRITE_IMM : ACTION_WRITE;
+        connection.payloadIntoSink();
+    }
+
+    private void onRead()
+    {
+        final int readLength = argument;
+        if (readLength < 0)
+        {
+            connection.protocolError("READ_REQUEST of " + readLength + " bytes");
+            return;
+        }
+        int pieces = 0;
+        if (readLength > 0)
+        {
+            final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, readLength, Access.REMOTE_READ);
+            pieces = null == region ? -1 :
+                connection.wrap((TcpMemoryRegion)region, address - region.address(), readLength, 0);
+            if (pieces < 0)
+            {
+                nak(WcStatus.REM_ACCESS_ERR);
+                return;
+            }
+        }
+        final ByteBuf buffer = connection.newFrame(0);
+        connection.outFrame().encode(FrameType.READ_RESPONSE, 0, readLength, sequence, 0, 0, 0);
+        connection.writeFrame(buffer);
+        connection.writePieces(pieces);
+        counters.add(TcpCounter.BYTES_SENT, readLength);
+        answered();
+    }
+
+    /** The payload of the current request arrived in full (it was placed by the sink). */
+    void onRequestEnd()
+    {
+        switch (action)
+        {
+            case ACTION_RECV:
+                final boolean imm = 0 != (flags & FrameFlyweight.FLAG_IMMEDIATE);
+                completed();
+                qp.completeRecv(recvPos, WcStatus.SUCCESS, Opcode.RECV, length, imm ? argument : 0,
+                    imm ? CompletionHandler.WITH_IMM : 0);
+                break;
+            case ACTION_WRITE:
+                completed();
+                break;
+            case ACTION_WRITE_IMM:
+                completed();
+                qp.completeRecv(recvPos, WcStatus.SUCCESS, Opcode.RECV_RDMA_WITH_IMM, length, argument,
+                    CompletionHandler.WITH_IMM);
+                break;
+            case ACTION_ATOMIC:
+                onAtomic();
+                break;
+            default:
+                break;
+        }
+        action = ACTION_DONE;
+    }
+
+    private void onAtomic()
+    {
+        final AbstractMemoryRegion found = 0 != (address & 7) ? null :
+            keys.verifyRemote(rkey, address, 8, Access.REMOTE_ATOMIC);
+        final TcpMemoryRegion region = (TcpMemoryRegion)found;
+        if (null == region || !region.tryPin())
+        {
+            nak(WcStatus.REM_ACCESS_ERR);
+            return;
+        }
+        final long original;
+        try
+        {
+            final long target = region.memory().addressOf(address - region.address());
+            final long compareAdd = connection.smallLong(FrameFlyweight.COMPARE_ADD_OFFSET);
+            if (0 != (flags & FrameFlyweight.FLAG_CMP_SWAP))
+            {
+                final long swap = connection.smallLong(FrameFlyweight.SWAP_OFFSET);
+                original = compareAndExchange(target, compareAdd, swap);
+            }
+            else
+            {
+                original = UnsafeApi.getAndAddLong(null, target, compareAdd);
+            }
+        }
+        finally
+        {
+            region.unpin();
+        }
+        final ByteBuf buffer = connection.newFrame(0);
+        connection.outFrame().encode(FrameType.ATOMIC_RESPONSE, 0, 0, sequence, original, 0, 0);
+        connection.writeFrame(buffer);
+        answered();
+    }
+
+    private static long compareAndExchange(final long address, final long expectedValue, final long newValue)
+    {
+        while (true)
+        {
+            final long current = UnsafeApi.getLongVolatile(null, address);
+            if (current != expectedValue)
+            {
+                return current;
+            }
+            if (UnsafeApi.compareAndSetLong(null, address, expectedValue, newValue))
+            {
+                return expectedValue;
+            }
+        }
+    }
+
+    /** End of a read batch: one cumulative ACK for the SEND/WRITE requests completed since the last answer. */
+    void flushAcks()
+    {
+        if (ackPending > lastAcked)
+        {
+            connection.writeControl(FrameType.ACK, ackPending, 0);
+            lastAcked = ackPending;
+        }
+    }
+
+    private void completed()
+    {
+        ackPending = sequence;
+        expected = sequence + 1;
+    }
+
+    private void answered()
+    {
+        expected = sequence + 1;
+        ackPending = sequence;
+        lastAcked = sequence;
+    }
+
+    private void rnr()
+    {
+        // An RNR NAK or NAK for sequence n acknowledges everything before n.
+        connection.writeControl(FrameType.RNR_NAK, sequence, 0);
+        lastAcked = sequence - 1;
+        rnrDropping = true;
+        counters.increment(TcpCounter.RNR_NAKS_SENT);
+        connection.discardPayload();
+        action = ACTION_DROP;
+    }
+
+    private void nak(final int status)
+    {
+        connection.writeControl(FrameType.NAK, sequence, status);
+        lastAcked = sequence - 1;
+        nakDropping = true;
+        counters.increment(TcpCounter.NAKS_SENT);
+        connection.discardPayload();
+        action = ACTION_DROP;
+    }
+}

@@ -1,0 +1,92 @@
+package io.verbs4j.tcp.protocol;
+
+/**
+ * Frame types of the verbs4j TCP wire protocol. They mirror the RDMA RC packet opcodes (and SoftiWARP's DDP/RDMAP
+ * messages): requests that an initiator sends, responses that the target sends back, and control frames.
+ * <pre>
+ *   initiator                                   target
+ *   SEND / WRITE / WRITE_WITH_IMM  --------->   (consumes a RECV for SEND and WRITE_WITH_IMM)
+ *                                  &lt;---------   ACK (cumulative) | NAK(status) | RNR_NAK
+ *   READ_REQUEST                   --------->   key -&gt; access -&gt; bounds check
+ *                                  &lt;---------   READ_RESPONSE (payload) | NAK(REM_ACCESS_ERR)
+ *   ATOMIC_REQUEST                 --------->   key -&gt; access -&gt; bounds -&gt; CAS / fetch-add
+ *                                  &lt;---------   ATOMIC_RESPONSE (original value) | NAK
+ *   HEARTBEAT, DISCONNECT          &lt;--------&gt;   either direction
+ *   CONNECT_REQUEST                --------->   handshake, private data
+ *                                  &lt;---------   CONNECT_ACCEPT | CONNECT_REJECT
+ * </pre>
+ */
+public final class FrameType
+{
+    /** Two-sided send ({@link FrameFlyweight#FLAG_IMMEDIATE} for SEND_WITH_IMM); payload = message. */
+    public static final byte SEND = 1;
+    /** RDMA WRITE; payload = data for [address, address + length) of the rkey's region. */
+    public static final byte WRITE = 2;
+    /** RDMA WRITE with immediate: also consumes a receive at the target. */
+    public static final byte WRITE_WITH_IMM = 3;
+    /** RDMA READ request: no payload, the argument word is the length to read. */
+    public static final byte READ_REQUEST = 4;
+    /** RDMA READ response: payload = the bytes read. */
+    public static final byte READ_RESPONSE = 5;
+    /** Atomic request: payload = {@link FrameFlyweight#ATOMIC_OPERANDS_LENGTH} bytes of operands. */
+    public static final byte ATOMIC_REQUEST = 6;
+    /** Atomic response: the address field carries the original 64-bit value. */
+    public static final byte ATOMIC_RESPONSE = 7;
+    /** Cumulative acknowledgement: every request up to and including the sequence completed. */
+    public static final byte ACK = 8;
+    /** Negative acknowledgement of the request at the sequence; the argument word is the WcStatus. */
+    public static final byte NAK = 9;
+    /** Receiver not ready for the request at the sequence: the initiator retries it (and what follows) later. */
+    public static final byte RNR_NAK = 10;
+    /** Orderly disconnect: the sender's queue pair went to ERROR or was closed. */
+    public static final byte DISCONNECT = 11;
+    /** Keep-alive, sent when a direction has been idle for a heartbeat interval. */
+    public static final byte HEARTBEAT = 12;
+    /** Handshake from the connector (see {@link HandshakeFlyweight}); payload = private data. */
+    public static final byte CONNECT_REQUEST = 13;
+    /** Handshake answer: accepted; payload = private data. */
+    public static final byte CONNECT_ACCEPT = 14;
+    /** Handshake answer: rejected; payload = UTF-8 reason. */
+    public static final byte CONNECT_REJECT = 15;
+
+    /** Highest type value in use. */
+    public static final byte MAX_TYPE = CONNECT_REJECT;
+
+    private static final String[] NAMES =
+    {
+        "UNKNOWN(0)", "SEND", "WRITE", "WRITE_WITH_IMM", "READ_REQUEST", "READ_RESPONSE", "ATOMIC_REQUEST",
+        "ATOMIC_RESPONSE", "ACK", "NAK", "RNR_NAK", "DISCONNECT", "HEARTBEAT", "CONNECT_REQUEST", "CONNECT_ACCEPT",
+        "CONNECT_REJECT"
+    };
+
+    private FrameType()
+    {
+    }
+
+    /**
+     * @param type a type byte.
+     * @return true if it is a known type.
+     */
+    public static boolean isValid(final int type)
+    {
+        return type >= SEND && type <= MAX_TYPE;
+    }
+
+    /**
+     * @param type a type byte.
+     * @return true for a handshake frame.
+     */
+    public static boolean isHandshake(final int type)
+    {
+        return type >= CONNECT_REQUEST && type <= CONNECT_REJECT;
+    }
+
+    /**
+     * @param type a type byte.
+     * @return its name.
+     */
+    public static String name(final int type)
+    {
+        return isValid(type) ? NAMES[type] : "UNKNOWN(" + type + ")";
+    }
+}

@@ -1,0 +1,90 @@
+package io.verbs4j.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.verbs4j.Access;
+import io.verbs4j.CompletionBatch;
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.Opcode;
+import io.verbs4j.RecvRequest;
+import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
+import io.verbs4j.config.DeviceContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The other configurations: NIO sockets, busy-polling I/O threads, a finite RNR budget.
+ */
+@Timeout(30)
+class TcpModesTest
+{
+    @Test
+    void shouldWorkOverNio()
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, nio(), nio()))
+        {
+            assertEquals(false, pair.clientTcp().isEpoll());
+            roundTrip(pair);
+        }
+    }
+
+    @Test
+    void shouldWorkInPollingMode()
+    {
+        final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
+        final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
+        try (TcpPair pair = new TcpPair(config -> { }, client, server))
+        {
+            roundTrip(pair);
+        }
+    }
+
+    @Test
+    void shouldGiveUpAfterTheRnrRetryBudget()
+    {
+        try (TcpPair pair = new TcpPair(config -> config.rnrRetry(2).rnrTimerNs(1_000_000), new DeviceContext(),
+            new DeviceContext()))
+        {
+            final MemoryRegion src = pair.clientPd.allocate(4096, Access.LOCAL_WRITE);
+            pair.client.postSend(new SendRequest(1).wrId(1).sge(src, 0, 8));
+            final CompletionBatch done = TcpPair.await(pair.clientCq, 1);
+            assertEquals(WcStatus.name(WcStatus.RNR_RETRY_EXC_ERR), WcStatus.name(done.status(0)));
+            assertEquals(2, pair.clientTcp().counter(TcpCounter.RNR_RETRIES));
+            assertEquals(3, pair.serverTcp().counter(TcpCounter.RNR_NAKS_SENT));
+        }
+    }
+
+    private static DeviceContext nio()
+    {
+        return new DeviceContext().property(TcpConfiguration.TRANSPORT_PROP_NAME, "nio");
+    }
+
+    private static void roundTrip(final TcpPair pair)
+    {
+        final MemoryRegion local = pair.clientPd.allocate(1 << 20, Access.LOCAL_WRITE);
+        final MemoryRegion remote = pair.serverPd.allocate(1 << 20, Access.ALL);
+        for (int i = 0; i < 1 << 20; i += 8)
+        {
+            local.putLong(i, i);
+        }
+        pair.server.postRecv(new RecvRequest(1).wrId(1).sge(remote, 0, 1 << 16));
+        pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).sge(local, 0, 1 << 19)
+            .remote(remote.address() + (1 << 19), remote.rkey()));
+        pair.client.postSend(new SendRequest(1).wrId(2).opcode(Opcode.RDMA_READ).sge(local, 0, 1 << 19)
+            .remote(remote.address() + (1 << 19), remote.rkey()));
+        pair.client.postSend(new SendRequest(1).wrId(3).sge(local, 8, 1 << 16));
+        final CompletionBatch done = TcpPair.await(pair.clientCq, 3);
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(done.status(i)));
+        }
+        assertEquals(WcStatus.SUCCESS, TcpPair.await(pair.serverCq, 1).status(0));
+        for (int i = 0; i < 1 << 19; i += 8)
+        {
+            assertEquals(i, local.getLong(i));
+            assertEquals(i, remote.getLong((1 << 19) + i));
+        }
+        assertEquals(8, remote.getLong(0));
+    }
+}

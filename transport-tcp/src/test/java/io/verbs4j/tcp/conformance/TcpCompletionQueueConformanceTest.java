@@ -1,0 +1,13 @@
+package io.verbs4j.tcp.conformance;
+
+import io.verbs4j.conformance.AbstractCompletionQueueConformanceTest;
+
+/** The CompletionQueue conformance suite over tcp, against a peer in a separate JVM. */
+class TcpCompletionQueueConformanceTest extends AbstractCompletionQueueConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+}

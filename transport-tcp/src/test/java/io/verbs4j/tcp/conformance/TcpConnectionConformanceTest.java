@@ -1,0 +1,13 @@
+package io.verbs4j.tcp.conformance;
+
+import io.verbs4j.conformance.AbstractConnectionConformanceTest;
+
+/** The Connection conformance suite over tcp, against a peer in a separate JVM. */
+class TcpConnectionConformanceTest extends AbstractConnectionConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+}

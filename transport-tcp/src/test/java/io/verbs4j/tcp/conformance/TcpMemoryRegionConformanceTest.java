@@ -1,0 +1,13 @@
+package io.verbs4j.tcp.conformance;
+
+import io.verbs4j.conformance.AbstractMemoryRegionConformanceTest;
+
+/** The MemoryRegion conformance suite over tcp, against a peer in a separate JVM. */
+class TcpMemoryRegionConformanceTest extends AbstractMemoryRegionConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.tcp.conformance;
+
+import io.verbs4j.conformance.AbstractPeerFailureConformanceTest;
+
+/** The PeerFailure conformance suite over tcp, against a peer in a separate JVM. */
+class TcpPeerFailureConformanceTest extends AbstractPeerFailureConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+}

@@ -1,0 +1,13 @@
+package io.verbs4j.tcp.conformance;
+
+import io.verbs4j.conformance.AbstractQueuePairConformanceTest;
+
+/** The QueuePair conformance suite over tcp, against a peer in a separate JVM. */
+class TcpQueuePairConformanceTest extends AbstractQueuePairConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+}
