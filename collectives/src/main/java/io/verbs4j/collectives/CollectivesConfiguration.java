@@ -27,7 +27,11 @@ import java.util.concurrent.TimeUnit;
  * algorithm selector (false: use the built-in per-transport table)</td></tr>
  * <tr><td>{@value #MAX_PENDING_PROP_NAME}</td><td>64</td><td>non-blocking handles per communicator</td></tr>
  * <tr><td>{@value #IDLE_SPINS_PROP_NAME}, {@value #IDLE_YIELDS_PROP_NAME}, {@value #IDLE_MIN_PARK_PROP_NAME},
- * {@value #IDLE_MAX_PARK_PROP_NAME}</td><td>100, 50, 1000 ns, 50000 ns</td><td>back-off of waiting threads</td></tr>
+ * {@value #IDLE_MAX_PARK_PROP_NAME}</td><td>200, 2000, 1000 ns, 50000 ns</td><td>back-off of waiting threads: yield
+ * long before parking, because ranks often outnumber cores and a parked rank wakes late</td></tr>
+ * <tr><td>{@value #DEVICE_PROGRESS_THREAD_PROP_NAME}</td><td>false</td><td>whether the devices the communicator
+ * opens run their own progress thread; off, the waiting rank drives progress itself (one thread fewer per rank;
+ * shm then detects dead peers by PID only, and a hung peer by the operation timeout)</td></tr>
  * </table>
  */
 public final class CollectivesConfiguration
@@ -91,11 +95,11 @@ public final class CollectivesConfiguration
     /** Spins before yielding when a thread waits. */
     public static final String IDLE_SPINS_PROP_NAME = "verbs4j.collectives.idle.spins";
     /** Default spins. */
-    public static final long IDLE_SPINS_DEFAULT = 100;
+    public static final long IDLE_SPINS_DEFAULT = 200;
     /** Yields before parking. */
     public static final String IDLE_YIELDS_PROP_NAME = "verbs4j.collectives.idle.yields";
     /** Default yields. */
-    public static final long IDLE_YIELDS_DEFAULT = 50;
+    public static final long IDLE_YIELDS_DEFAULT = 2000;
     /** Shortest park, nanoseconds. */
     public static final String IDLE_MIN_PARK_PROP_NAME = "verbs4j.collectives.idle.min.park.ns";
     /** Default shortest park. */
@@ -104,6 +108,11 @@ public final class CollectivesConfiguration
     public static final String IDLE_MAX_PARK_PROP_NAME = "verbs4j.collectives.idle.max.park.ns";
     /** Default longest park. */
     public static final long IDLE_MAX_PARK_DEFAULT_NS = 50_000;
+
+    /** Whether the communicator's devices run a progress thread. */
+    public static final String DEVICE_PROGRESS_THREAD_PROP_NAME = "verbs4j.collectives.device.progress.thread";
+    /** Default: no, the ranks' own polling drives progress. */
+    public static final boolean DEVICE_PROGRESS_THREAD_DEFAULT = false;
 
     private CollectivesConfiguration()
     {
@@ -162,6 +171,13 @@ public final class CollectivesConfiguration
     {
         final String value = System.getProperty(CALIBRATE_PROP_NAME);
         return null == value ? CALIBRATE_DEFAULT : Boolean.parseBoolean(value);
+    }
+
+    /** @return {@link #DEVICE_PROGRESS_THREAD_PROP_NAME}. */
+    public static boolean deviceProgressThread()
+    {
+        final String value = System.getProperty(DEVICE_PROGRESS_THREAD_PROP_NAME);
+        return null == value ? DEVICE_PROGRESS_THREAD_DEFAULT : Boolean.parseBoolean(value);
     }
 
     /** @return {@link #MAX_PENDING_PROP_NAME}. */

@@ -132,6 +132,7 @@ public final class Communicator implements AutoCloseable
         settings.timeout = Duration.ofNanos(context.bootstrapTimeoutNs());
         settings.peerTimeoutNs = context.peerTimeoutNs();
         settings.deviceProperties = context.deviceProperties();
+        settings.progressThread = context.deviceProgressThread();
         final Bootstrap.Result result = Bootstrap.run(settings, exchange);
         final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);
         if (context.calibrate())

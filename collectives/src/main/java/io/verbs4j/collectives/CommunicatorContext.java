@@ -37,6 +37,7 @@ public final class CommunicatorContext
     private String transport = CollectivesConfiguration.transport();
     private String hostAddress = CollectivesConfiguration.hostAddress();
     private boolean calibrate = CollectivesConfiguration.calibrate();
+    private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
     private int maxPending = CollectivesConfiguration.maxPending();
     private long idleSpins = CollectivesConfiguration.idleSpins();
     private long idleYields = CollectivesConfiguration.idleYields();
@@ -203,6 +204,17 @@ public final class CommunicatorContext
     {
         checkOpen();
         this.calibrate = calibrate;
+        return this;
+    }
+
+    /**
+     * @param deviceProgressThread whether the devices the communicator opens run a progress thread.
+     * @return this.
+     */
+    public CommunicatorContext deviceProgressThread(final boolean deviceProgressThread)
+    {
+        checkOpen();
+        this.deviceProgressThread = deviceProgressThread;
         return this;
     }
 
@@ -392,6 +404,12 @@ public final class CommunicatorContext
         return calibrate;
     }
 
+    /** @return whether devices run a progress thread. */
+    public boolean deviceProgressThread()
+    {
+        return deviceProgressThread;
+    }
+
     /** @return number of handles. */
     public int maxPending()
     {
@@ -454,6 +472,7 @@ public final class CommunicatorContext
         copy.transport = transport;
         copy.hostAddress = hostAddress;
         copy.calibrate = calibrate;
+        copy.deviceProgressThread = deviceProgressThread;
         copy.maxPending = maxPending;
         copy.idleSpins = idleSpins;
         copy.idleYields = idleYields;

@@ -11,18 +11,18 @@ import org.agrona.UnsafeApi;
 /**
  * Measures the {@link CostModel} at communicator creation, on the ring the algorithms use:
  * <pre>
- *   warm-up     : 3 laps of an 8-byte token around the ring
- *   latency     : LAPS laps of the token; alpha = time / (laps · n)              (measured at ring position 0)
- *   bandwidth   : BW_LAPS laps of one full slot; beta = (time / (laps · n) − alpha) / slot bytes
- *   reduction   : position 0 times a float32 SUM over one slot: gamma
+ *   warm-up     : WARMUP_LAPS laps of an 8-byte token around the ring (and of a full slot)
+ *   latency     : LAPS laps of the token; alpha = median lap time / n          (measured at ring position 0)
+ *   bandwidth   : BW_LAPS laps of one full slot; beta = (median lap / n − alpha) / slot bytes
+ *   reduction   : position 0 times a float32 SUM over one slot, best of 5: gamma
  *   distribute  : position 0 sends (alpha, beta, gamma) around the ring, so every rank has the same model
  * </pre>
  */
 public final class Calibration
 {
-    private static final int WARMUP_LAPS = 3;
-    private static final int LAPS = 20;
-    private static final int BW_LAPS = 4;
+    private static final int WARMUP_LAPS = 20;
+    private static final int LAPS = 41;
+    private static final int BW_LAPS = 9;
     private static final int PARAMS_BYTES = 24;
 
     private final Steps steps;
@@ -53,17 +53,23 @@ public final class Calibration
     public CostModel run(final MemView buffer, final int slotBytes)
     {
         laps(buffer, 8, WARMUP_LAPS);
+        laps(buffer, slotBytes, 3);
         final long latencyNs = laps(buffer, 8, LAPS);
         final long bandwidthNs = laps(buffer, slotBytes, BW_LAPS);
         final long base = buffer.nativeAddress(0);
         if (initiator)
         {
-            final double alpha = (double)latencyNs / (LAPS * size);
-            final double beta = Math.max(0.001, ((double)bandwidthNs / (BW_LAPS * size) - alpha) / slotBytes);
+            final double alpha = (double)latencyNs / size;
+            final double beta = Math.max(0.001, ((double)bandwidthNs / size - alpha) / slotBytes);
             final int count = slotBytes / 8;
-            final long start = System.nanoTime();
-            Reductions.reduce(DataType.FLOAT32, ReduceOp.SUM, base, base + (long)count * 4, count);
-            final double gamma = Math.max(0.001, (double)(System.nanoTime() - start) / (count * 4L));
+            long best = Long.MAX_VALUE;
+            for (int i = 0; i < 5; i++)
+            {
+                final long start = System.nanoTime();
+                Reductions.reduce(DataType.FLOAT32, ReduceOp.SUM, base, base + (long)count * 4, count);
+                best = Math.min(best, System.nanoTime() - start);
+            }
+            final double gamma = Math.max(0.001, (double)best / (count * 4L));
             UnsafeApi.putDouble(base, alpha);
             UnsafeApi.putDouble(base + 8, beta);
             UnsafeApi.putDouble(base + 16, gamma);
@@ -80,11 +86,13 @@ public final class Calibration
             UnsafeApi.getDouble(base + 16), true);
     }
 
+    /** @return the median lap time. */
     private long laps(final MemView buffer, final int bytes, final int laps)
     {
-        final long start = System.nanoTime();
+        final long[] times = new long[laps];
         for (int lap = 0; lap < laps; lap++)
         {
+            final long start = System.nanoTime();
             if (initiator)
             {
                 steps.send(right, buffer, 0, bytes);
@@ -95,7 +103,9 @@ public final class Calibration
                 steps.recvCopy(left, buffer, 0, bytes);
                 steps.send(right, buffer, 0, bytes);
             }
+            times[lap] = System.nanoTime() - start;
         }
-        return System.nanoTime() - start;
+        java.util.Arrays.sort(times);
+        return times[laps / 2];
     }
 }

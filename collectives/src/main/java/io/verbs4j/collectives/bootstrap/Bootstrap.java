@@ -68,6 +68,8 @@ public final class Bootstrap
         public Duration timeout;
         /** Device peer timeout. */
         public long peerTimeoutNs;
+        /** Whether devices run a progress thread. */
+        public boolean progressThread;
         /** Device properties. */
         public Map<String, String> deviceProperties = Map.of();
     }
@@ -175,7 +177,8 @@ public final class Bootstrap
             {
                 final String name = entry.getKey();
                 final TransportProvider provider = Verbs.provider(name);
-                final DeviceContext context = new DeviceContext().peerTimeoutNs(settings.peerTimeoutNs);
+                final DeviceContext context = new DeviceContext().peerTimeoutNs(settings.peerTimeoutNs)
+                    .progressThread(settings.progressThread);
                 settings.deviceProperties.forEach(context::property);
                 final Device device = Verbs.open(name, context);
                 final ProtectionDomain pd;
