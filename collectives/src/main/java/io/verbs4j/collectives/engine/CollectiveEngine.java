@@ -329,6 +329,8 @@ public final class CollectiveEngine implements AutoCloseable
         }
         if (ReduceOp.AVG == op)
         {
+            // the last sends may still read recv (zero copy): divide only once they are done
+            steps.awaitSendsComplete();
             DataMover.finishAverage(type, recv, 0, count, size);
         }
     }
