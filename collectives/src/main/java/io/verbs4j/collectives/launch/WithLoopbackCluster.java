@@ -20,6 +20,8 @@ import java.lang.annotation.Target;
  *     assertTrue(cluster.run(MyRank.class.getName()).succeeded());
  * }
  * }</pre>
+ * <p>Part of the main jar so that users can test their own rank programs with it; {@code junit-jupiter-api} is an
+ * optional ({@code provided}) dependency of this module, present on any JUnit 5 test class path.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
