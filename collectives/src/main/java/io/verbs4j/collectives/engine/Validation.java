@@ -50,7 +50,7 @@ final class Validation
                     {
                         throw new IllegalArgumentException("allReduceFused: count " + i + " is negative");
                     }
-                    buffer(r, "buffers[" + i + "]", r.fused[i], r.fusedCounts[i] * es);
+                    buffer(r, "fused", r.fused[i], r.fusedCounts[i] * es);
                 }
                 break;
             case BROADCAST:

@@ -10,6 +10,7 @@ import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag("slow")
 class BootstrapStressTest
 {
     @Test
