@@ -13,7 +13,8 @@ import org.agrona.UnsafeApi;
  * <pre>
  *   warm-up     : WARMUP_LAPS laps of an 8-byte token around the ring (and of a full slot)
  *   latency     : LAPS laps of the token; alpha = median lap time / n          (measured at ring position 0)
- *   bandwidth   : BW_LAPS laps of one full slot; beta = (median lap / n − alpha) / slot bytes
+ *   bandwidth   : BW_LAPS laps of one full slot; beta = (median lap / n − alpha) / slot bytes (the default of
+ *                 the transport if that is implausibly small: noise on a loaded machine)
  *   reduction   : position 0 times a float32 SUM over one slot, best of 5: gamma
  *   distribute  : position 0 sends (alpha, beta, gamma) around the ring, so every rank has the same model
  * </pre>
@@ -24,6 +25,8 @@ public final class Calibration
     private static final int LAPS = 41;
     private static final int BW_LAPS = 9;
     private static final int PARAMS_BYTES = 24;
+    /** Fastest link believed (50 GB/s): a faster measurement is noise, and the transport's default is used. */
+    private static final double MIN_BETA_NS_PER_BYTE = 0.02;
 
     private final Steps steps;
     private final int size;
@@ -48,9 +51,10 @@ public final class Calibration
     /**
      * @param buffer registered scratch of at least one slot.
      * @param slotBytes slot size.
+     * @param fallback  the transport's default figures, used where a measurement is implausible.
      * @return the model, identical on every rank.
      */
-    public CostModel run(final MemView buffer, final int slotBytes)
+    public CostModel run(final MemView buffer, final int slotBytes, final CostModel fallback)
     {
         laps(buffer, 8, WARMUP_LAPS);
         laps(buffer, slotBytes, 3);
@@ -60,8 +64,13 @@ public final class Calibration
         if (initiator)
         {
             final double alpha = (double)latencyNs / size;
-            final double beta = Math.max(0.001, ((double)bandwidthNs / size - alpha) / slotBytes);
+            final double measuredBeta = ((double)bandwidthNs / size - alpha) / slotBytes;
+            final double beta = measuredBeta < MIN_BETA_NS_PER_BYTE ? fallback.betaNsPerByte() : measuredBeta;
             final int count = slotBytes / 8;
+            for (int i = 0; i < 200; i++)
+            {
+                Reductions.reduce(DataType.FLOAT32, ReduceOp.SUM, base, base + 4096, 1024);
+            }
             long best = Long.MAX_VALUE;
             for (int i = 0; i < 5; i++)
             {

@@ -179,7 +179,7 @@ public final class CollectiveEngine implements AutoCloseable
         try
         {
             final CostModel model = new Calibration(steps, ring).run(scratch.view(Scratch.WORK, slotBytes),
-                slotBytes);
+                slotBytes, selector.model());
             selector = new AlgorithmSelector(model, size, slotBytes);
         }
         catch (final CollectiveException ex)

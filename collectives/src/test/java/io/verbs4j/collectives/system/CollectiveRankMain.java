@@ -1,0 +1,184 @@
+package io.verbs4j.collectives.system;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.collectives.Algorithm;
+import io.verbs4j.collectives.Cases;
+import io.verbs4j.collectives.CollectiveException;
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.launch.LoopbackCluster;
+import io.verbs4j.collectives.rendezvous.FileStore;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import io.verbs4j.spi.HostIdentity;
+
+import static java.lang.System.out;
+
+/**
+ * A rank in its own JVM (started by {@link LoopbackCluster}), FileStore rendezvous. Modes (first argument):
+ * <ul>
+ *   <li>{@code check}: every AllReduce algorithm over a few sizes, exact values; exit 0 when all match.</li>
+ *   <li>{@code mixed}: pretends ranks {0,1} and {2,3} are two hosts ({@code verbs4j.host.id}), so links inside a
+ *       pair use shm and across use tcp; checks the transports and an AllReduce.</li>
+ *   <li>{@code kill}: the last rank halts without cleanup after one AllReduce; the others must get a
+ *       PEER_FAILED {@link CollectiveException} naming it within the bound, and exit 0 then.</li>
+ *   <li>{@code hang}: the last rank stops calling (sleeps); the others must get a TIMEOUT within the bound.</li>
+ * </ul>
+ */
+public final class CollectiveRankMain
+{
+    /** Bound on noticing a dead or silent rank, asserted by the failure modes. */
+    public static final long FAILURE_BOUND_MS = 8_000;
+
+    private CollectiveRankMain()
+    {
+    }
+
+    /**
+     * @param args mode, then transport ("" for per-peer choice).
+     */
+    public static void main(final String[] args)
+    {
+        final String mode = args[0];
+        final String transport = args.length > 1 ? args[1] : "";
+        final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
+        final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
+        if ("mixed".equals(mode))
+        {
+            System.setProperty(HostIdentity.HOST_ID_PROP_NAME, "fake-host-" + (rank / 2));
+        }
+        int exit = 1;
+        try (FileStore store = new FileStore(Path.of(System.getenv(LoopbackCluster.RENDEZVOUS_DIR_ENV))))
+        {
+            final CommunicatorContext context = new CommunicatorContext().rank(rank).size(size).store(store)
+                .transport(transport).name("system-" + mode).chunkBytes(64 * 1024)
+                .peerTimeout(Duration.ofMillis(1_000)).opTimeout(Duration.ofMillis(3_000));
+            switch (mode)
+            {
+                case "check":
+                    exit = check(context, rank, size);
+                    break;
+                case "mixed":
+                    exit = mixed(context, rank, size);
+                    break;
+                default:
+                    exit = failure(context, rank, size, "kill".equals(mode));
+                    break;
+            }
+        }
+        catch (final Throwable t)
+        {
+            t.printStackTrace(out);
+        }
+        out.flush();
+        System.exit(exit);
+    }
+
+    private static int check(final CommunicatorContext context, final int rank, final int size)
+    {
+        try (Communicator comm = Communicator.create(context.opTimeout(Duration.ofSeconds(30))))
+        {
+            final MemoryRegion region = comm.allocate(8 * 300_000L);
+            for (final long count : new long[]{1, 7, 1009, 300_000})
+            {
+                for (final Algorithm algorithm : Algorithm.values())
+                {
+                    final byte[] in = Cases.input(DataType.FLOAT32, ReduceOp.SUM, rank, count);
+                    region.putBytes(0, in, 0, in.length);
+                    final CommBuffer buffer = CommBuffer.of(region, 0, in.length);
+                    comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM, algorithm);
+                    final byte[] got = new byte[in.length];
+                    region.getBytes(0, got, 0, got.length);
+                    if (!java.util.Arrays.equals(Cases.allReduce(DataType.FLOAT32, ReduceOp.SUM, size, count), got))
+                    {
+                        out.println("WRONG count=" + count + " " + algorithm);
+                        return 1;
+                    }
+                }
+            }
+            out.println("rank " + rank + " ok over " + comm.transport((rank + 1) % size) + ", " + comm.costModel());
+            return 0;
+        }
+    }
+
+    private static int mixed(final CommunicatorContext context, final int rank, final int size)
+    {
+        try (Communicator comm = Communicator.create(context.opTimeout(Duration.ofSeconds(30))))
+        {
+            for (int peer = 0; peer < size; peer++)
+            {
+                if (peer != rank)
+                {
+                    final String expected = peer / 2 == rank / 2 ? "shm" : "tcp";
+                    if (!expected.equals(comm.transport(peer)))
+                    {
+                        out.println("rank " + rank + " reaches " + peer + " over " + comm.transport(peer));
+                        return 1;
+                    }
+                }
+            }
+            for (final Algorithm algorithm : Algorithm.values())
+            {
+                final double[] v = new double[100_003];
+                java.util.Arrays.fill(v, rank + 1);
+                comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), v.length, DataType.FLOAT64, ReduceOp.SUM,
+                    algorithm);
+                if (v[0] != size * (size + 1) / 2.0 || v[v.length - 1] != v[0])
+                {
+                    out.println("WRONG " + algorithm + " " + v[0]);
+                    return 1;
+                }
+            }
+            out.println("rank " + rank + " mixed ok");
+            return 0;
+        }
+    }
+
+    private static int failure(final CommunicatorContext context, final int rank, final int size,
+        final boolean kill) throws InterruptedException
+    {
+        final Communicator comm = Communicator.create(context);
+        final int[] v = {1};
+        comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 1, DataType.INT32, ReduceOp.SUM);
+        if (rank == size - 1)
+        {
+            if (kill)
+            {
+                out.println("rank " + rank + " halts now");
+                out.flush();
+                Runtime.getRuntime().halt(0);
+            }
+            Thread.sleep(12_000);
+            return 0;
+        }
+        final long start = System.nanoTime();
+        try
+        {
+            for (int i = 0; i < 1_000_000; i++)
+            {
+                final float[] data = new float[50_000];
+                comm.allReduce(CommBuffer.of(data), CommBuffer.of(data), data.length, DataType.FLOAT32,
+                    ReduceOp.SUM);
+            }
+            out.println("rank " + rank + ": no failure seen");
+            return 1;
+        }
+        catch (final CollectiveException ex)
+        {
+            final long ms = (System.nanoTime() - start) / 1_000_000;
+            out.println("rank " + rank + " failed after " + ms + " ms: " + ex.reason() + ": " + ex.getMessage());
+            final boolean reasonOk = kill ? CollectiveException.Reason.PEER_FAILED == ex.reason() :
+                (CollectiveException.Reason.TIMEOUT == ex.reason() ||
+                CollectiveException.Reason.PEER_FAILED == ex.reason());
+            return reasonOk && ms < FAILURE_BOUND_MS ? 0 : 1;
+        }
+        finally
+        {
+            comm.close();
+        }
+    }
+}
