@@ -1,0 +1,218 @@
+package io.verbs4j.collectives.demo;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.launch.ClusterResult;
+import io.verbs4j.collectives.launch.LoopbackCluster;
+import io.verbs4j.collectives.rendezvous.FileStore;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+
+/**
+ * Data-parallel training demo: logistic regression on a synthetic data set, sharded over 4 processes started by
+ * {@link LoopbackCluster} on this machine (no external service: a FileStore in a temporary directory does the
+ * rendezvous). Each step every rank computes the gradient of its shard and the ranks average it with one AllReduce
+ * (the DDP pattern); the loss per epoch is an AllReduce too. At the end the ranks all-gather their weights and check
+ * that they agree bit for bit, then rank 0 prints an AllReduce timing table by size.
+ * <pre>
+ *   java -cp collectives.jar:... io.verbs4j.collectives.demo.TrainingDemo [ranks] [transport]
+ * </pre>
+ * With RANK set in the environment it runs as one rank (that is how the launcher starts its children).
+ */
+public final class TrainingDemo
+{
+    private static final int FEATURES = 32;
+    private static final int SAMPLES_PER_RANK = 4096;
+    private static final int EPOCHS = 8;
+    private static final int STEPS_PER_EPOCH = 25;
+    private static final double LEARNING_RATE = 0.5;
+
+    private TrainingDemo()
+    {
+    }
+
+    /**
+     * @param args optional: number of ranks (default 4), transport (default: chosen per peer).
+     */
+    public static void main(final String[] args)
+    {
+        if (null != System.getenv(LoopbackCluster.RANK_ENV))
+        {
+            System.exit(rank(args.length > 1 ? args[1] : ""));
+        }
+        final int ranks = args.length > 0 ? Integer.parseInt(args[0]) : 4;
+        final String transport = args.length > 1 ? args[1] : "";
+        System.out.println("verbs4j collectives demo: logistic regression, " + ranks + " processes, " +
+            FEATURES + " features, " + SAMPLES_PER_RANK + " samples per rank, gradient AllReduce every step");
+        final ClusterResult result = new LoopbackCluster(ranks).timeout(Duration.ofMinutes(5))
+            .run(TrainingDemo.class.getName(), String.valueOf(ranks), transport);
+        System.out.println(result.succeeded() ? "demo finished" : "demo FAILED: " + result);
+        System.exit(result.succeeded() ? 0 : 1);
+    }
+
+    private static int rank(final String transport)
+    {
+        final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
+        final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
+        try (FileStore store = new FileStore(Path.of(System.getenv(LoopbackCluster.RENDEZVOUS_DIR_ENV)));
+             Communicator comm = Communicator.create(new CommunicatorContext().rank(rank).size(size).store(store)
+                 .transport(transport).name("training-demo")))
+        {
+            final boolean agree = train(comm, rank, size);
+            timingTable(comm, rank, size);
+            return agree ? 0 : 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            ex.printStackTrace(System.out);
+            return 1;
+        }
+    }
+
+    private static boolean train(final Communicator comm, final int rank, final int size)
+    {
+        // the data: labels from a fixed "true" model, features different on every rank
+        final Random truth = new Random(42);
+        final double[] trueWeights = new double[FEATURES];
+        for (int j = 0; j < FEATURES; j++)
+        {
+            trueWeights[j] = truth.nextGaussian();
+        }
+        final Random random = new Random(1000 + rank);
+        final float[][] x = new float[SAMPLES_PER_RANK][FEATURES];
+        final float[] y = new float[SAMPLES_PER_RANK];
+        for (int i = 0; i < SAMPLES_PER_RANK; i++)
+        {
+            double z = 0;
+            for (int j = 0; j < FEATURES; j++)
+            {
+                x[i][j] = (float)random.nextGaussian();
+                z += trueWeights[j] * x[i][j];
+            }
+            y[i] = random.nextDouble() < sigmoid(z) ? 1 : 0;
+        }
+
+        // the model and its gradient live in registered memory: the AllReduce reads and writes it in place
+        final float[] weights = new float[FEATURES];
+        final MemoryRegion gradientRegion = comm.allocate(4L * FEATURES);
+        final CommBuffer gradient = CommBuffer.of(gradientRegion);
+        final double[] loss = new double[1];
+        final CommBuffer lossBuffer = CommBuffer.of(loss);
+        final float[] grad = new float[FEATURES];
+        for (int epoch = 1; epoch <= EPOCHS; epoch++)
+        {
+            loss[0] = 0;
+            for (int step = 0; step < STEPS_PER_EPOCH; step++)
+            {
+                java.util.Arrays.fill(grad, 0f);
+                double localLoss = 0;
+                for (int i = 0; i < SAMPLES_PER_RANK; i++)
+                {
+                    double z = 0;
+                    for (int j = 0; j < FEATURES; j++)
+                    {
+                        z += weights[j] * x[i][j];
+                    }
+                    final double p = sigmoid(z);
+                    localLoss -= y[i] * Math.log(p + 1e-12) + (1 - y[i]) * Math.log(1 - p + 1e-12);
+                    final double error = p - y[i];
+                    for (int j = 0; j < FEATURES; j++)
+                    {
+                        grad[j] += (float)(error * x[i][j] / SAMPLES_PER_RANK);
+                    }
+                }
+                for (int j = 0; j < FEATURES; j++)
+                {
+                    gradientRegion.putInt(4L * j, Float.floatToRawIntBits(grad[j]));
+                }
+                comm.allReduce(gradient, gradient, FEATURES, DataType.FLOAT32, ReduceOp.AVG);
+                for (int j = 0; j < FEATURES; j++)
+                {
+                    weights[j] -= (float)(LEARNING_RATE * Float.intBitsToFloat(gradientRegion.getInt(4L * j)));
+                }
+                loss[0] += localLoss;
+            }
+            comm.allReduce(lossBuffer, lossBuffer, 1, DataType.FLOAT64, ReduceOp.SUM);
+            if (0 == rank)
+            {
+                System.out.printf("epoch %d  mean log-loss %.5f%n", epoch,
+                    loss[0] / ((double)STEPS_PER_EPOCH * SAMPLES_PER_RANK * size));
+            }
+        }
+
+        // agreement: gather every rank's weights and compare the bits
+        final float[] all = new float[FEATURES * size];
+        comm.allGather(CommBuffer.of(weights), CommBuffer.of(all), FEATURES, DataType.FLOAT32);
+        boolean agree = true;
+        for (int r = 1; r < size; r++)
+        {
+            for (int j = 0; j < FEATURES; j++)
+            {
+                agree &= Float.floatToRawIntBits(all[j]) == Float.floatToRawIntBits(all[r * FEATURES + j]);
+            }
+        }
+        double cosine = 0;
+        double norm = 0;
+        double trueNorm = 0;
+        for (int j = 0; j < FEATURES; j++)
+        {
+            cosine += weights[j] * trueWeights[j];
+            norm += weights[j] * weights[j];
+            trueNorm += trueWeights[j] * trueWeights[j];
+        }
+        System.out.printf("rank %d: weights agree with every rank bit for bit: %s (cosine to the true model %.4f)%n",
+            rank, agree ? "yes" : "NO", cosine / Math.sqrt(norm * trueNorm));
+        return agree;
+    }
+
+    private static void timingTable(final Communicator comm, final int rank, final int size)
+    {
+        final long maxBytes = 4L << 20;
+        final MemoryRegion region = comm.allocate(maxBytes);
+        final CommBuffer buffer = CommBuffer.of(region);
+        final double[] time = new double[1];
+        final CommBuffer timeBuffer = CommBuffer.of(time);
+        if (0 == rank)
+        {
+            System.out.println();
+            System.out.println("AllReduce float32 sum, in place, " + size + " ranks over " +
+                comm.transport(1 % size) + " (" + comm.costModel() + ")");
+            System.out.printf("%12s %10s %20s %12s %12s%n", "size (B)", "iters", "algorithm", "time (us)",
+                "busbw (GB/s)");
+        }
+        for (long bytes = 8; bytes <= maxBytes; bytes *= 8)
+        {
+            final long count = bytes / 4;
+            final int iterations = bytes <= 65536 ? 2000 : 40;
+            for (int i = 0; i < iterations / 10; i++)
+            {
+                comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM);
+            }
+            comm.barrier();
+            final long start = System.nanoTime();
+            for (int i = 0; i < iterations; i++)
+            {
+                comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM);
+            }
+            time[0] = (System.nanoTime() - start) / 1000.0 / iterations;
+            comm.allReduce(timeBuffer, timeBuffer, 1, DataType.FLOAT64, ReduceOp.MAX);
+            if (0 == rank)
+            {
+                final double busbw = bytes / (time[0] * 1000.0) * 2.0 * (size - 1) / size;
+                System.out.printf("%12d %10d %20s %12.2f %12.3f%n", bytes, iterations,
+                    comm.allReduceAlgorithm(bytes, io.verbs4j.collectives.Algorithm.AUTO), time[0], busbw);
+            }
+        }
+    }
+
+    private static double sigmoid(final double z)
+    {
+        return 1.0 / (1.0 + Math.exp(-z));
+    }
+}
