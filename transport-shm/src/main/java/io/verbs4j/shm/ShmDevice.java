@@ -105,7 +105,7 @@ public final class ShmDevice extends AbstractDevice
         segment.putInt(DeviceSegmentDescriptor.FLAGS_OFFSET,
             context.progressThread() ? DeviceSegmentDescriptor.FLAG_HEARTBEAT : 0);
         segment.putInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET, tableCapacity);
-        SegmentHeader.write(segment, SegmentHeader.MAGIC_DEVICE, pid, deviceId);
+        SegmentHeader.write(segment, SegmentHeader.MAGIC_DEVICE, pid, deviceId, ShmFiles.currentStartTimeMs());
         progress = new ShmProgress(this);
         connectionManager = new ShmConnectionManager(this);
         if (context.progressThread())
@@ -350,9 +350,10 @@ public final class ShmDevice extends AbstractDevice
                         qp.fail(WcStatus.RETRY_EXC_ERR);
                     }
                 }
-                if (!ShmFiles.isAlive(peer.pid()))
+                if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
                 {
-                    files.sweepPid(peer.pid());
+                    // Not sweepPid: the PID may already belong to another verbs4j process with live files.
+                    files.sweepDead();
                 }
                 work++;
             }

@@ -77,6 +77,7 @@ final class ShmPeer
     private final UnsafeBuffer segment;
     private final int tableCapacity;
     private final boolean heartbeatKept;
+    private final long startTimeMs;
     private final List<RegionMemory> mappings = new ArrayList<>();
     private volatile Int2ObjectHashMap<Region> cache = new Int2ObjectHashMap<>();
     private int refCount;
@@ -103,6 +104,7 @@ final class ShmPeer
         }
         final UnsafeBuffer headerBuffer = new UnsafeBuffer(header.addressOf(0), DeviceSegmentDescriptor.TABLE_OFFSET);
         final String problem = SegmentHeader.check(headerBuffer, SegmentHeader.MAGIC_DEVICE);
+        startTimeMs = headerBuffer.getLong(SegmentHeader.START_TIME_OFFSET);
         final int capacity = headerBuffer.getInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET);
         heartbeatKept = 0 != (headerBuffer.getInt(DeviceSegmentDescriptor.FLAGS_OFFSET) &
             DeviceSegmentDescriptor.FLAG_HEARTBEAT);
@@ -127,6 +129,11 @@ final class ShmPeer
     long deviceId()
     {
         return deviceId;
+    }
+
+    long startTimeMs()
+    {
+        return startTimeMs;
     }
 
     void retain()
@@ -245,12 +252,12 @@ final class ShmPeer
             }
             else if (nowNs - lastChangeNs > timeoutNs)
             {
-                return die(ShmFiles.isAlive(pid) ? "stopped its heartbeat (hung or stopped)" : "died");
+                return die(ShmFiles.isAlive(pid, startTimeMs) ? "stopped its heartbeat (hung or stopped)" : "died");
             }
         }
-        if (!ShmFiles.isAlive(pid))
+        if (!ShmFiles.isAlive(pid, startTimeMs))
         {
-            return die("died");
+            return die(ShmFiles.isAlive(pid) ? "died (its PID now belongs to another process)" : "died");
         }
         return true;
     }

@@ -12,23 +12,23 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  +---------------------------------------------------------------+
  *  |                SegmentHeader (magic V4JC, connector)          |    0
  *  +---------------------------------------------------------------+
- *  |                      Ring capacity                            |   32
+ *  |                      Ring capacity                            |   40
  *  +---------------------------------------------------------------+
- *  |  Handshake state: PENDING / ACCEPTED / REJECTED / ABANDONED   |   36  (CAS by either side)
+ *  |  Handshake state: PENDING / ACCEPTED / REJECTED / ABANDONED   |   44  (CAS by either side)
  *  +---------------------------------------------------------------+
- *  |                     Connector QP number                       |   40
+ *  |                     Connector QP number                       |   48
  *  +---------------------------------------------------------------+
- *  |                      Acceptor QP number                       |   44
+ *  |                      Acceptor QP number                       |   52
  *  +---------------------------------------------------------------+
- *  |                  Acceptor PID (64 bits)                       |   48
+ *  |                  Acceptor PID (64 bits)                       |   56
  *  +---------------------------------------------------------------+
- *  |                Acceptor device id (64 bits)                   |   56
+ *  |                Acceptor device id (64 bits)                   |   64
  *  +---------------------------------------------------------------+
- *  |              Acceptor QP's PD id (64 bits)                    |   64
+ *  |              Acceptor QP's PD id (64 bits)                    |   72
  *  +---------------------------------------------------------------+
- *  |              Connector QP's PD id (64 bits)                   |   72
+ *  |              Connector QP's PD id (64 bits)                   |   80
  *  +---------------------------------------------------------------+
- *  |            Response private data / reason length              |   80
+ *  |            Response private data / reason length              |   88
  *  +---------------------------------------------------------------+
  *  |                          ...                                  |
  *  +---------------------------------------------------------------+
