@@ -234,6 +234,22 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         });
     }
 
+    /**
+     * Waits until neither the send side nor the receive side of this queue pair is running (each observed free or
+     * retired once). Setup path only, never from inside this queue pair's own progress.
+     */
+    void awaitUnlocked()
+    {
+        while (LOCKED == (int)SEND_LOCK.getVolatile(this))
+        {
+            Thread.onSpinWait();
+        }
+        while (LOCKED == (int)RECV_LOCK.getVolatile(this))
+        {
+            Thread.onSpinWait();
+        }
+    }
+
     private void acquire(final VarHandle lock)
     {
         while (!lock.compareAndSet(this, UNLOCKED, RETIRED))
@@ -310,9 +326,17 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             if (pos < highWater)
             {
                 // Replay after an RNR NAK: one-sided work was done already; resend only what consumes a receive.
-                if (Opcode.consumesRemoteRecv(opcode) && sq.isPending(pos) && !sendRecord(c, pos, opcode))
+                if (Opcode.consumesRemoteRecv(opcode) && sq.isPending(pos))
                 {
-                    return;
+                    if (!localRegionsOpen(sq, pos))
+                    {
+                        completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                        return;
+                    }
+                    if (!sendRecord(c, pos, opcode))
+                    {
+                        return;
+                    }
                 }
                 nextToTransmit = pos + 1;
                 continue;
@@ -322,6 +346,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 nextToTransmit = pos + 1;
                 highWater = pos + 1;
                 continue;
+            }
+            if (!localRegionsOpen(sq, pos))
+            {
+                // A region named by the request was closed after the post (or its lkey was bad): no copy.
+                completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                return;
             }
             switch (opcode)
             {
@@ -364,6 +394,27 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             nextToTransmit = pos + 1;
             highWater = pos + 1;
         }
+    }
+
+    /**
+     * @return true if every region the request's SGEs name is still open (an inline send names none: its payload
+     *         was copied at post time). Read under this side's lock, so a region's close waits for the copy.
+     */
+    private static boolean localRegionsOpen(final WorkQueue queue, final long pos)
+    {
+        if (queue.isInline(pos))
+        {
+            return true;
+        }
+        for (int i = 0, n = queue.sgeCount(pos); i < n; i++)
+        {
+            final AbstractMemoryRegion region = queue.sgeRegion(pos, i);
+            if (null == region || !region.isOpen())
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
@@ -689,7 +740,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
         int opcode = Opcode.RECV;
         final int status;
-        if (FrameDescriptor.TYPE_SEND_INLINE == type)
+        if (!localRegionsOpen(recvQueue(), pos))
+        {
+            status = WcStatus.LOC_PROT_ERR;
+        }
+        else if (FrameDescriptor.TYPE_SEND_INLINE == type)
         {
             status = recvQueue().scatterFromAddress(
                 pos, buffer.addressOffset() + index + FrameDescriptor.PAYLOAD_OFFSET, messageLength);
