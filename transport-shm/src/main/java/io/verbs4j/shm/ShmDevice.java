@@ -330,6 +330,10 @@ public final class ShmDevice extends AbstractDevice
             nextHousekeepingNs = nowNs + Math.max(1_000_000L, peerTimeoutNs / 8);
             segment.putLongRelease(DeviceSegmentDescriptor.HEARTBEAT_OFFSET, ++heartbeat);
             work += checkPeers(qps, nowNs);
+            for (final ShmPeer peer : activePeers)
+            {
+                work += peer.reclaim();
+            }
         }
         return work;
     }

@@ -169,6 +169,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         broken = false;
         REWIND_MSN.setVolatile(this, NO_REWIND);
         connection = c;
+        c.peer.addUser(this);
         try
         {
             moveToRts();
@@ -176,6 +177,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         catch (final RuntimeException ex)
         {
             connection = null;
+            c.peer.removeUser(this);
             throw ex;
         }
         device.addActive(this);
@@ -224,6 +226,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             {
                 c.putClosed();
                 c.unmap();
+                c.peer.removeUser(this);
                 device.releasePeer(c.peer);
             }
             if (!retire)
@@ -238,6 +241,16 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
      * Waits until neither the send side nor the receive side of this queue pair is running (each observed free or
      * retired once). Setup path only, never from inside this queue pair's own progress.
      */
+    boolean isSendLocked()
+    {
+        return LOCKED == (int)SEND_LOCK.getVolatile(this);
+    }
+
+    boolean isRecvLocked()
+    {
+        return LOCKED == (int)RECV_LOCK.getVolatile(this);
+    }
+
     void awaitUnlocked()
     {
         while (LOCKED == (int)SEND_LOCK.getVolatile(this))

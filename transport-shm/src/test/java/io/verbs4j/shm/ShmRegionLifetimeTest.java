@@ -116,6 +116,37 @@ class ShmRegionLifetimeTest extends ShmPairFixture
         }
     }
 
+    @Test
+    void shouldUnmapPeerRegionsOnceThePeerDeregistersThem()
+    {
+        setUpConnected();
+        final MemoryRegion local = clientPd.allocate(4096, Access.LOCAL_WRITE);
+        final ShmPeer peer = ((ShmQueuePair)client).peer();
+        for (int i = 0; i < 20; i++)
+        {
+            final MemoryRegion remote = serverPd.allocate(65536, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            check(client.postSend(new SendRequest(1).wrId(i).opcode(Opcode.RDMA_WRITE).sge(local, 0, 4096)
+                .remote(remote.address() + 4096, remote.rkey())), client);
+            expect(clientCq, i, WcStatus.SUCCESS, Opcode.RDMA_WRITE);
+            remote.close();
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (peer.mappingCount() > 0)
+        {
+            assertTrue(System.nanoTime() < deadline, peer.mappingCount() + " mappings of deregistered regions left");
+            sleep(5);
+        }
+        final MemoryRegion kept = serverPd.allocate(65536, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        for (int i = 0; i < 2; i++)
+        {
+            check(client.postSend(new SendRequest(1).wrId(100 + i).opcode(Opcode.RDMA_WRITE).sge(local, 0, 4096)
+                .remote(kept.address(), kept.rkey())), client);
+            expect(clientCq, 100 + i, WcStatus.SUCCESS, Opcode.RDMA_WRITE);
+            sleep(100);
+            assertEquals(1, peer.mappingCount(), "a live region stays mapped");
+        }
+    }
+
     private void reconnect()
     {
         client.close();
