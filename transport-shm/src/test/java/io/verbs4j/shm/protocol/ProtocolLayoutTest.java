@@ -102,7 +102,11 @@ class ProtocolLayoutTest
         final int ringLength = capacity + RingBufferDescriptor.TRAILER_LENGTH;
         assertEquals(4608, ConnectionSegmentDescriptor.ringOffset(capacity, 0));
         assertEquals(4608 + ringLength, ConnectionSegmentDescriptor.ringOffset(capacity, 1));
-        assertEquals(4608 + 2 * ringLength, ConnectionSegmentDescriptor.length(capacity));
+        assertEquals(capacity, ConnectionSegmentDescriptor.stagingLength(capacity));
+        assertEquals(4608 + 2 * ringLength, ConnectionSegmentDescriptor.stagingOffset(capacity, 0));
+        assertEquals(4608 + 2 * ringLength + capacity, ConnectionSegmentDescriptor.stagingOffset(capacity, 1));
+        assertEquals(4608 + 2 * ringLength + 2 * capacity, ConnectionSegmentDescriptor.length(capacity));
+        assertEquals(0, ConnectionSegmentDescriptor.stagingOffset(capacity, 0) % BitUtil.CACHE_LINE_LENGTH);
         assertEquals(0, ConnectionSegmentDescriptor.ringOffset(capacity, 1) % BitUtil.CACHE_LINE_LENGTH);
     }
 
@@ -120,6 +124,14 @@ class ProtocolLayoutTest
         assertEquals(8, FrameDescriptor.SOURCE_OFFSET_OFFSET);
         assertEquals(16, FrameDescriptor.SOURCE_LENGTH_OFFSET);
         assertEquals(24, FrameDescriptor.SOURCE_LENGTH);
+        assertEquals(24, FrameDescriptor.REQUEST_RKEY_OFFSET);
+        assertEquals(28, FrameDescriptor.REQUEST_OPCODE_OFFSET);
+        assertEquals(32, FrameDescriptor.REQUEST_ADDRESS_OFFSET);
+        assertEquals(40, FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET);
+        assertEquals(48, FrameDescriptor.REQUEST_SWAP_OFFSET);
+        assertEquals(56, FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
+        assertEquals(FrameDescriptor.REQUEST_PAYLOAD_OFFSET, FrameDescriptor.REQUEST_HEADER_LENGTH);
+        assertEquals(0, FrameDescriptor.REQUEST_PAYLOAD_OFFSET % 8, "payloads stay 8-byte aligned");
         assertEquals(0, ConnectRequestDescriptor.VERSION_OFFSET);
         assertEquals(4, ConnectRequestDescriptor.QPN_OFFSET);
         assertEquals(8, ConnectRequestDescriptor.PID_OFFSET);
