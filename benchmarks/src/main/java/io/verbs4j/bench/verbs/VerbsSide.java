@@ -244,7 +244,9 @@ final class VerbsSide implements AutoCloseable
     }
 
     /**
-     * Polls until the send-queue completion with {@code wrId} (or a later one) has arrived.
+     * Polls until the send-queue completion with {@code wrId} (or a later one) has arrived. Progress wins over
+     * errors: a wait that is satisfied returns even if the same poll also delivered a failure (e.g. the flush of
+     * spare receives when the peer disconnects after the last message); the failure surfaces at the next wait.
      *
      * @param wrId the signaled request's id.
      * @throws IOException      if a completion failed.
@@ -260,11 +262,11 @@ final class VerbsSide implements AutoCloseable
         while (true)
         {
             final int polled = cq.poll(counter, POLL_LIMIT);
-            counter.check();
             if (counter.lastSendWrId() >= wrId)
             {
                 return;
             }
+            counter.check();
             if (0 == polled)
             {
                 waitLoop.idle();
@@ -289,11 +291,11 @@ final class VerbsSide implements AutoCloseable
         while (true)
         {
             final int polled = cq.poll(counter, POLL_LIMIT);
-            counter.check();
             if (counter.receives() >= count)
             {
                 return;
             }
+            counter.check();
             if (0 == polled)
             {
                 waitLoop.idle();
