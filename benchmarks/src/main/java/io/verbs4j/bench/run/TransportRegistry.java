@@ -1,6 +1,7 @@
 package io.verbs4j.bench.run;
 
 import io.verbs4j.bench.baseline.MemcpyTransport;
+import io.verbs4j.bench.baseline.NettyTransport;
 import io.verbs4j.bench.baseline.NioTransport;
 import io.verbs4j.bench.baseline.ShmCacheLineTransport;
 import io.verbs4j.bench.baseline.ShmRingTransport;
@@ -51,6 +52,7 @@ public final class TransportRegistry
         transports.add(new SocketTransport());
         transports.add(new NioTransport(false));
         transports.add(new NioTransport(true));
+        transports.add(new NettyTransport());
         transports.add(new ShmCacheLineTransport());
         transports.add(new ShmRingTransport());
         transports.add(new MemcpyTransport());

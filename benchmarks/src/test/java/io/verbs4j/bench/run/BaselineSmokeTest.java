@@ -82,7 +82,7 @@ class BaselineSmokeTest
                 }
             }
         }
-        assertEquals(2 * (3 * 2 + 1), ran);
+        assertEquals(2 * (4 * 2 + 1), ran);
     }
 
     @Test
@@ -110,7 +110,7 @@ class BaselineSmokeTest
                 }
             }
         }
-        assertEquals(2 * 5, ran);
+        assertEquals(2 * 6, ran);
     }
 
     @Test
