@@ -212,7 +212,7 @@ public final class DemoCommand implements Callable<Integer>
         {
             return "-";
         }
-        return String.format(Locale.ROOT, value >= 100 ? "%.0f" : (value >= 1 ? "%.2f" : "%.3f"), value);
+        return String.format(Locale.ROOT, value >= 100 ? "%.0f" : (value >= 1 ? "%.2f" : "%.3g"), value);
     }
 
     static String ratio(final double numerator, final double denominator)
