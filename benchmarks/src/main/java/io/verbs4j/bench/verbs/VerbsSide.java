@@ -50,6 +50,8 @@ final class VerbsSide implements AutoCloseable
     static final int SEND_BW_RX_DEPTH = 512;
     /** Completions taken per poll. */
     static final int POLL_LIMIT = 64;
+    /** Idle steps of a memory-polling wait between checks of the CQ for failures (power of two minus one). */
+    static final int LONG_WAIT_MASK = (1 << 14) - 1;
     /** Bytes of the private data: region address and rkey. */
     static final int PRIVATE_DATA_LENGTH = Long.BYTES + Integer.BYTES;
 
@@ -308,9 +310,10 @@ final class VerbsSide implements AutoCloseable
      * peer's WRITE arrive.
      *
      * @param value the expected byte.
+     * @throws IOException      if a completion failed meanwhile.
      * @throws TimeoutException if it did not arrive within the session timeout.
      */
-    void awaitLastByte(final byte value) throws TimeoutException
+    void awaitLastByte(final byte value) throws IOException, TimeoutException
     {
         final int index = size - 1;
         if (recvArea.getByteVolatile(index) == value)
@@ -318,8 +321,16 @@ final class VerbsSide implements AutoCloseable
             return;
         }
         waitLoop.reset();
+        int idles = 0;
         while (recvArea.getByteVolatile(index) != value)
         {
+            // Like ib_write_lat only memory is polled, except that a wait this long also looks for a failed
+            // completion (a dead connection would otherwise only show as the session timeout).
+            if (0 == (++idles & LONG_WAIT_MASK))
+            {
+                cq.poll(counter, POLL_LIMIT);
+                counter.check();
+            }
             waitLoop.idle();
         }
     }
