@@ -51,7 +51,7 @@ final class VerbsSide implements AutoCloseable
     /** Completions taken per poll. */
     static final int POLL_LIMIT = 64;
     /** Idle steps of a memory-polling wait between checks of the CQ for failures (power of two minus one). */
-    static final int LONG_WAIT_MASK = (1 << 14) - 1;
+    static final int LONG_WAIT_MASK = (1 << 12) - 1;
     /** Bytes of the private data: region address and rkey. */
     static final int PRIVATE_DATA_LENGTH = Long.BYTES + Integer.BYTES;
 
