@@ -345,13 +345,23 @@ public final class ShmDevice extends AbstractDevice
         {
             if (!peer.isDead() && !peer.checkAlive(nowNs, peerTimeoutNs))
             {
-                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: peer process " + peer.pid() + " " +
-                    peer.deathReason() + "; its queue pairs go to ERROR (RETRY_EXC_ERR)");
+                final boolean orderly = peer.closedOrderly();
+                // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure.
+                LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
+                    peer.pid() + " " + peer.deathReason() + "; its queue pairs go to ERROR (" +
+                    (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
                 for (final ShmQueuePair qp : qps)
                 {
                     if (qp.peer() == peer)
                     {
-                        qp.fail(WcStatus.RETRY_EXC_ERR);
+                        if (orderly)
+                        {
+                            qp.enterError();
+                        }
+                        else
+                        {
+                            qp.fail(WcStatus.RETRY_EXC_ERR);
+                        }
                     }
                 }
                 if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))

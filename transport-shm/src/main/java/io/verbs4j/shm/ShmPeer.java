@@ -129,6 +129,8 @@ final class ShmPeer
     private long lastChangeNs;
     private volatile boolean dead;
     private String deathReason = "";
+    private boolean closedOrderly;
+    private long lastCheckNs;
 
     ShmPeer(final ShmFiles files, final long pid, final long deviceId)
     {
@@ -223,6 +225,12 @@ final class ShmPeer
     String deathReason()
     {
         return deathReason;
+    }
+
+    /** @return true when the peer closed its device in order (not a crash or a hang). */
+    boolean closedOrderly()
+    {
+        return closedOrderly;
     }
 
     /**
@@ -374,12 +382,17 @@ final class ShmPeer
         }
         if (0 != segment.getIntVolatile(DeviceSegmentDescriptor.CLOSED_OFFSET))
         {
+            closedOrderly = true;
             return die("closed its device");
         }
+        // A checker that was itself descheduled for longer than the timeout cannot tell a silent peer from a
+        // starved machine: it restarts the silence clock instead of declaring the peer hung.
+        final boolean checkerStalled = 0 != lastCheckNs && nowNs - lastCheckNs > timeoutNs / 2;
+        lastCheckNs = nowNs;
         if (heartbeatKept)
         {
             final long heartbeat = segment.getLongVolatile(DeviceSegmentDescriptor.HEARTBEAT_OFFSET);
-            if (heartbeat != lastHeartbeat)
+            if (heartbeat != lastHeartbeat || checkerStalled)
             {
                 lastHeartbeat = heartbeat;
                 lastChangeNs = nowNs;
