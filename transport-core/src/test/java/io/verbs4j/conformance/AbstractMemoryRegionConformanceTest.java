@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import io.verbs4j.Access;
+import io.verbs4j.Capabilities;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
 import io.verbs4j.QueuePair;
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Memory regions: registration arguments, keys, accessors, close, registered buffers, and regions over 2 GiB
@@ -135,6 +137,47 @@ public abstract class AbstractMemoryRegionConformanceTest extends AbstractConfor
         final Peer.Completion received = peer.pollRecv(1, WAIT_MS)[0];
         assertEquals(99, java.nio.ByteBuffer.wrap(peer.recvData(received.wrId(), 8))
             .order(java.nio.ByteOrder.nativeOrder()).getLong());
+    }
+
+    @Test
+    void shouldServeOneSidedOperationsOnAPeersRegisteredBuffer()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.RMA_WRITE) &&
+            device.capabilities().has(Capabilities.RMA_READ));
+        final QueuePair qp = connect(0, 1);
+        final Peer.RegionInfo remote = peer.register(256 * 1024, Access.LOCAL_WRITE | Access.REMOTE_WRITE |
+            Access.REMOTE_READ | Access.REMOTE_ATOMIC);
+        final MemoryRegion mr = allocate(512 * 1024, Access.LOCAL_WRITE);
+        final byte[] data = pattern(200_000, 41);
+        mr.putBytes(0, data, 0, data.length);
+        post(qp, new SendRequest(1).opcode(Opcode.RDMA_WRITE).sge(mr, 0, data.length)
+            .remote(remote.address() + 64, remote.rkey()));
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        assertArrayEquals(data, peer.read(remote.id(), 64, data.length));
+        post(qp, new SendRequest(1).opcode(Opcode.RDMA_READ).sge(mr, 256 * 1024, data.length)
+            .remote(remote.address() + 64, remote.rkey()));
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        final byte[] back = new byte[data.length];
+        mr.getBytes(256 * 1024, back, 0, back.length);
+        assertArrayEquals(data, back);
+        if (device.capabilities().has(Capabilities.ATOMIC))
+        {
+            post(qp, new SendRequest(1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).sge(mr, 0, 8)
+                .remote(remote.address(), remote.rkey()).atomic(5, 0));
+            assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+            post(qp, new SendRequest(1).opcode(Opcode.ATOMIC_CMP_AND_SWP).sge(mr, 8, 8)
+                .remote(remote.address(), remote.rkey()).atomic(5, 9));
+            assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+            assertEquals(0, mr.getLong(0));
+            assertEquals(5, mr.getLong(8));
+            assertEquals(9, peer.getLongVolatile(remote.id(), 0));
+        }
+        // The target's checks still apply: past the end is refused and the buffer is untouched.
+        post(qp, new SendRequest(1).opcode(Opcode.RDMA_WRITE).sge(mr, 0, 64)
+            .remote(remote.address() + 256 * 1024 - 32, remote.rkey()));
+        assertStatus(WcStatus.REM_ACCESS_ERR, awaitOne(cq));
+        assertArrayEquals(new byte[32], peer.read(remote.id(), 256 * 1024 - 32, 32));
+        peer.deregister(remote.id());
     }
 
     @Test

@@ -74,6 +74,15 @@ public final class LocalPeer implements Peer
     }
 
     /** {@inheritDoc} */
+    public synchronized RegionInfo register(final int length, final int access)
+    {
+        final MemoryRegion region = pd.register(java.nio.ByteBuffer.allocateDirect(length), access);
+        final int id = nextRegionId++;
+        regions.put(id, region);
+        return new RegionInfo(id, region.address(), region.rkey(), region.length());
+    }
+
+    /** {@inheritDoc} */
     public void deregister(final int regionId)
     {
         region(regionId).close();

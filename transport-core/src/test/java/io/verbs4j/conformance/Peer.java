@@ -24,6 +24,17 @@ public interface Peer extends AutoCloseable
     RegionInfo allocate(long length, int access, boolean otherPd);
 
     /**
+     * Registers a new direct buffer of the peer ({@code ByteBuffer.allocateDirect}, not provider-allocated memory):
+     * where the provider cannot share such a buffer (shm), peers' one-sided operations on it are served by the
+     * peer's progress.
+     *
+     * @param length bytes.
+     * @param access access flags.
+     * @return the region's id, address and rkey.
+     */
+    RegionInfo register(int length, int access);
+
+    /**
      * @param regionId region.
      */
     void deregister(int regionId);

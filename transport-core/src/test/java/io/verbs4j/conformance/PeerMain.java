@@ -78,6 +78,11 @@ public final class PeerMain
                     Boolean.parseBoolean(w[3]));
                 return r.id() + " " + r.address() + " " + r.rkey() + " " + r.length();
             }
+            case "REGISTER":
+            {
+                final Peer.RegionInfo r = peer.register(Integer.parseInt(w[1]), Integer.parseInt(w[2]));
+                return r.id() + " " + r.address() + " " + r.rkey() + " " + r.length();
+            }
             case "DEREG":
                 peer.deregister(Integer.parseInt(w[1]));
                 return null;

@@ -104,6 +104,14 @@ public final class RemotePeer implements Peer
     }
 
     /** {@inheritDoc} */
+    public RegionInfo register(final int length, final int access)
+    {
+        final String[] r = call("REGISTER " + length + " " + access).split(" ");
+        return new RegionInfo(Integer.parseInt(r[0]), Long.parseLong(r[1]), Integer.parseInt(r[2]),
+            Long.parseLong(r[3]));
+    }
+
+    /** {@inheritDoc} */
     public void deregister(final int regionId)
     {
         call("DEREG " + regionId);

@@ -20,8 +20,9 @@ public final class ShmConfiguration
     public static final String DIR_DEFAULT = "/dev/shm";
 
     /**
-     * Capacity in bytes of each of the two data rings of a connection (power of two, at least 64 KiB). A record
-     * holds at most an eighth of it, which bounds inline SENDs from registered (unshareable) buffers.
+     * Capacity in bytes of each of the two data rings of a connection (power of two, 64 KiB to 128 MiB). A record
+     * holds at most an eighth of it: larger SENDs from registered (unshareable) buffers and served WRITEs are cut
+     * into fragments of that size, and served READs into chunks of the staging area (as large as a ring).
      */
     public static final String RING_CAPACITY_PROP_NAME = "verbs4j.shm.ring.capacity";
     /** Default ring capacity: 256 KiB (pages are only touched as the ring wraps). */
@@ -74,7 +75,7 @@ public final class ShmConfiguration
     public static int ringCapacity(final DeviceContext context)
     {
         return powerOfTwo(RING_CAPACITY_PROP_NAME, intValue(context, RING_CAPACITY_PROP_NAME, RING_CAPACITY_DEFAULT),
-            64 * 1024, 1 << 30);
+            64 * 1024, 1 << 27);
     }
 
     /**

@@ -22,6 +22,11 @@ final class ShmConnection
     final ShmPeer peer;
     final long peerPdId;
     final int peerQpn;
+    /** Where the peer answers this side's served READ and atomic requests. */
+    final long localStagingAddress;
+    /** Where this side answers the peer's served READ and atomic requests. */
+    final long peerStagingAddress;
+    final int stagingLength;
 
     ShmConnection(
         final RegionMemory memory,
@@ -45,6 +50,9 @@ final class ShmConnection
         this.peer = peer;
         this.peerPdId = peerPdId;
         this.peerQpn = peerQpn;
+        this.stagingLength = ConnectionSegmentDescriptor.stagingLength(ringCapacity);
+        this.localStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, side));
+        this.peerStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, 1 - side));
     }
 
     long peerAckedMsn()

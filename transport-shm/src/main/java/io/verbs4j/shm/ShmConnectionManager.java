@@ -100,12 +100,13 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         final String problem = SegmentHeader.check(header, SegmentHeader.MAGIC_LISTENER);
         final int listenCapacity = header.getInt(ListenerSegmentDescriptor.RING_CAPACITY_OFFSET);
         final long listenerPid = header.getLong(SegmentHeader.PID_OFFSET);
+        final long listenerStartTimeMs = header.getLong(SegmentHeader.START_TIME_OFFSET);
         MappedMemory.unmap(listenerMemory);
         if (null != problem)
         {
             throw new ConnectionException("listener of " + endpoint + " is not usable: " + problem);
         }
-        if (!ShmFiles.isAlive(listenerPid))
+        if (!ShmFiles.isAlive(listenerPid, listenerStartTimeMs))
         {
             throw new ConnectionException("the process listening on " + endpoint + " (pid " + listenerPid +
                 ") is dead");
@@ -126,7 +127,8 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
             segment.putInt(ConnectionSegmentDescriptor.CONNECTOR_QPN_OFFSET, qp.qpNumber());
             segment.putLong(ConnectionSegmentDescriptor.CONNECTOR_PD_ID_OFFSET, qp.pdId());
             segment.putIntVolatile(ConnectionSegmentDescriptor.STATE_OFFSET, ConnectionSegmentDescriptor.PENDING);
-            SegmentHeader.write(segment, SegmentHeader.MAGIC_CONNECTION, device.pid(), device.deviceId());
+            SegmentHeader.write(segment, SegmentHeader.MAGIC_CONNECTION, device.pid(), device.deviceId(),
+                ShmFiles.currentStartTimeMs());
 
             final UnsafeBuffer listenBuffer = new UnsafeBuffer(listenMapping.addressOf(0),
                 ListenerSegmentDescriptor.length(listenCapacity));

@@ -105,7 +105,7 @@ public final class ShmDevice extends AbstractDevice
         segment.putInt(DeviceSegmentDescriptor.FLAGS_OFFSET,
             context.progressThread() ? DeviceSegmentDescriptor.FLAG_HEARTBEAT : 0);
         segment.putInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET, tableCapacity);
-        SegmentHeader.write(segment, SegmentHeader.MAGIC_DEVICE, pid, deviceId);
+        SegmentHeader.write(segment, SegmentHeader.MAGIC_DEVICE, pid, deviceId, ShmFiles.currentStartTimeMs());
         progress = new ShmProgress(this);
         connectionManager = new ShmConnectionManager(this);
         if (context.progressThread())
@@ -330,6 +330,10 @@ public final class ShmDevice extends AbstractDevice
             nextHousekeepingNs = nowNs + Math.max(1_000_000L, peerTimeoutNs / 8);
             segment.putLongRelease(DeviceSegmentDescriptor.HEARTBEAT_OFFSET, ++heartbeat);
             work += checkPeers(qps, nowNs);
+            for (final ShmPeer peer : activePeers)
+            {
+                work += peer.reclaim();
+            }
         }
         return work;
     }
@@ -341,18 +345,29 @@ public final class ShmDevice extends AbstractDevice
         {
             if (!peer.isDead() && !peer.checkAlive(nowNs, peerTimeoutNs))
             {
-                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: peer process " + peer.pid() + " " +
-                    peer.deathReason() + "; its queue pairs go to ERROR (RETRY_EXC_ERR)");
+                final boolean orderly = peer.closedOrderly();
+                // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure.
+                LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
+                    peer.pid() + " " + peer.deathReason() + "; its queue pairs go to ERROR (" +
+                    (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
                 for (final ShmQueuePair qp : qps)
                 {
                     if (qp.peer() == peer)
                     {
-                        qp.fail(WcStatus.RETRY_EXC_ERR);
+                        if (orderly)
+                        {
+                            qp.enterError();
+                        }
+                        else
+                        {
+                            qp.fail(WcStatus.RETRY_EXC_ERR);
+                        }
                     }
                 }
-                if (!ShmFiles.isAlive(peer.pid()))
+                if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
                 {
-                    files.sweepPid(peer.pid());
+                    // Not sweepPid: the PID may already belong to another verbs4j process with live files.
+                    files.sweepDead();
                 }
                 work++;
             }

@@ -8,6 +8,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 
 import io.verbs4j.shm.protocol.SegmentHeader;
 
@@ -16,6 +20,10 @@ import io.verbs4j.shm.protocol.SegmentHeader;
  * {@code <dir>/verbs4j-<uid>-...}: per user, so users never see each other's files (they are 0600 too), and
  * {@code p<pid>-d<deviceId>-...} for everything a device owns, so that a sweep can tell from the name alone whose it
  * is. Listener files are {@code verbs4j-<uid>-<name>.listen} (a well-known name); their owner PID is in the header.
+ * <p>
+ * An owner is alive when its PID exists <em>and</em> that process started when the segment header says its owner
+ * did ({@link SegmentHeader#START_TIME_OFFSET}): a PID reused by an unrelated process does not keep files or peers
+ * alive.
  */
 public final class ShmFiles
 {
@@ -110,12 +118,13 @@ public final class ShmFiles
     private int sweep(final long onlyPid)
     {
         int deleted = 0;
+        final Map<String, Boolean> deviceAlive = new HashMap<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, prefix + "*"))
         {
             for (final Path file : files)
             {
                 final long pid = ownerPid(file);
-                if (pid > 0 && (onlyPid < 0 ? !isAlive(pid) : pid == onlyPid))
+                if (pid > 0 && (onlyPid < 0 ? !ownerAlive(file, pid, deviceAlive) : pid == onlyPid))
                 {
                     if (Files.deleteIfExists(file))
                     {
@@ -138,6 +147,73 @@ public final class ShmFiles
     public static boolean isAlive(final long pid)
     {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * @param pid         a process id.
+     * @param startTimeMs when the process that owned {@code pid} started (epoch ms), or 0 if unknown.
+     * @return true if a process with that id exists and, when both start times are known, started then (a
+     *         different start time means the PID was reused by another process).
+     */
+    public static boolean isAlive(final long pid, final long startTimeMs)
+    {
+        final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        if (handle.isEmpty() || !handle.get().isAlive())
+        {
+            return false;
+        }
+        if (0 == startTimeMs)
+        {
+            return true;
+        }
+        final long actual = startTimeMs(handle.get());
+        return 0 == actual || actual == startTimeMs;
+    }
+
+    /** @return this process's start time in epoch milliseconds, or 0 if the platform does not tell. */
+    public static long currentStartTimeMs()
+    {
+        return startTimeMs(ProcessHandle.current());
+    }
+
+    private static long startTimeMs(final ProcessHandle handle)
+    {
+        return handle.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+    }
+
+    /**
+     * @param file a segment file (device, listener) of this user.
+     * @return the owner's start time recorded in its header, or 0 if unknown or not readable.
+     */
+    static long headerStartTimeMs(final Path file)
+    {
+        final ByteBuffer header = readHeader(file);
+        return null == header || SegmentHeader.READY != header.getInt(SegmentHeader.READY_OFFSET) ? 0 :
+            header.getLong(SegmentHeader.START_TIME_OFFSET);
+    }
+
+    private boolean ownerAlive(final Path file, final long pid, final Map<String, Boolean> deviceAlive)
+    {
+        final String name = file.getFileName().toString();
+        if (name.endsWith(".listen"))
+        {
+            return isAlive(pid, headerStartTimeMs(file));
+        }
+        if (!isAlive(pid))
+        {
+            return false;
+        }
+        // p<pid>-d<device>...: the device segment's header says when its owner started.
+        final String rest = name.substring(prefix.length());
+        final int dash = rest.indexOf('-');
+        int end = dash + 1;
+        while (end < rest.length() && Character.isLetterOrDigit(rest.charAt(end)))
+        {
+            end++;
+        }
+        final String owner = rest.substring(0, end);
+        return deviceAlive.computeIfAbsent(owner,
+            key -> isAlive(pid, headerStartTimeMs(dir.resolve(prefix + key + ".dev"))));
     }
 
     /**
@@ -172,18 +248,24 @@ public final class ShmFiles
 
     private static long listenerPid(final Path file)
     {
+        final ByteBuffer header = readHeader(file);
+        return null == header ? -1 : header.getLong(SegmentHeader.PID_OFFSET);
+    }
+
+    private static ByteBuffer readHeader(final Path file)
+    {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
             final ByteBuffer header = ByteBuffer.allocate(SegmentHeader.LENGTH).order(ByteOrder.nativeOrder());
             if (channel.read(header, 0) < SegmentHeader.LENGTH)
             {
-                return -1;
+                return null;
             }
-            return header.getLong(SegmentHeader.PID_OFFSET);
+            return header;
         }
         catch (final IOException ex)
         {
-            return -1;
+            return null;
         }
     }
 

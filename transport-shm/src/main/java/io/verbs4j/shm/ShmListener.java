@@ -47,7 +47,7 @@ final class ShmListener implements Listener, MessageHandler
         if (Files.exists(file))
         {
             final long owner = device.files().ownerPid(file);
-            if (owner > 0 && ShmFiles.isAlive(owner))
+            if (owner > 0 && ShmFiles.isAlive(owner, ShmFiles.headerStartTimeMs(file)))
             {
                 throw new ConnectionException("shm://" + name + " is already taken by pid " + owner);
             }
@@ -67,7 +67,8 @@ final class ShmListener implements Listener, MessageHandler
         segment.putInt(ListenerSegmentDescriptor.RING_CAPACITY_OFFSET, capacity);
         requests = new ManyToOneRingBuffer(new UnsafeBuffer(memory.addressOf(ListenerSegmentDescriptor.RING_OFFSET),
             capacity + RingBufferDescriptor.TRAILER_LENGTH));
-        SegmentHeader.write(segment, SegmentHeader.MAGIC_LISTENER, device.pid(), device.deviceId());
+        SegmentHeader.write(segment, SegmentHeader.MAGIC_LISTENER, device.pid(), device.deviceId(),
+            ShmFiles.currentStartTimeMs());
     }
 
     /** {@inheritDoc} */

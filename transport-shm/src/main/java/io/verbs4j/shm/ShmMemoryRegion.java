@@ -9,8 +9,13 @@ import io.verbs4j.spi.RegionMemory;
 /**
  * An shm memory region. Allocated regions live in their own 0600 file under the shm directory, which peers map to
  * do WRITE/READ/atomics and to pull large SENDs themselves ("shared"). Registered direct buffers cannot be mapped
- * by another process ("private"): peers' one-sided operations on them fail with REM_ACCESS_ERR, and SENDs from
- * them go inline through the ring (see README, LIMITATIONS).
+ * by another process ("private"): peers' one-sided operations on them are served by this side's progress, and
+ * SENDs from them are copied through the ring (see README).
+ * <p>
+ * Closing a region while posted work requests still name it is safe: every copy of local memory happens under a
+ * queue pair's send or receive lock, after checking the region is open; {@link #release()} first waits until no
+ * queue pair of the domain is inside such a copy, then unmaps. Requests that reach a closed region complete with
+ * {@code LOC_PROT_ERR}.
  */
 public final class ShmMemoryRegion extends AbstractMemoryRegion
 {
@@ -62,6 +67,8 @@ public final class ShmMemoryRegion extends AbstractMemoryRegion
         if (null != file)
         {
             ShmDevice.deleteQuietly(file);
+            // isOpen() is already false: a copy that starts from now on sees it; wait out those under way.
+            ((ShmProtectionDomain)protectionDomain()).awaitNoCopyInProgress();
             MappedMemory.unmap(memory());
         }
     }

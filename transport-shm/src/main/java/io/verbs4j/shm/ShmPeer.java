@@ -17,8 +17,14 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A peer device seen from this one: the mapping of its device segment (region table and heartbeat), the cache of
- * its regions this side has mapped, and its liveness. Shared by every local queue pair connected to that device;
- * mappings live until the last of them is closed, so an operation in flight never touches unmapped memory.
+ * its regions this side has mapped, and its liveness. Shared by every local queue pair connected to that device
+ * (its <em>users</em>).
+ * <p>
+ * A region mapping is retired as soon as this side sees that the peer deregistered the region (a lookup finds the
+ * cached entry invalid, or the periodic {@link #reclaim()} does), and unmapped once every user has been seen outside
+ * its send and receive locks since then: copies into peer memory only run under those locks, right after the
+ * entry's control word was checked, so no copy can be inside a mapping when it goes. The rest go when the last
+ * user disconnects.
  */
 final class ShmPeer
 {
@@ -70,6 +76,41 @@ final class ShmPeer
         }
     }
 
+    private static final ShmQueuePair[] NO_USERS = new ShmQueuePair[0];
+
+    /** A mapping the peer deregistered, waiting for every user to leave its locks once. */
+    private static final class Retired
+    {
+        final RegionMemory memory;
+        final ShmQueuePair[] sendSides;
+        final ShmQueuePair[] recvSides;
+
+        Retired(final RegionMemory memory, final ShmQueuePair[] users)
+        {
+            this.memory = memory;
+            this.sendSides = users.clone();
+            this.recvSides = users.clone();
+        }
+
+        boolean quiescent()
+        {
+            boolean all = true;
+            for (int i = 0; i < sendSides.length; i++)
+            {
+                if (null != sendSides[i] && !sendSides[i].isSendLocked())
+                {
+                    sendSides[i] = null;
+                }
+                if (null != recvSides[i] && !recvSides[i].isRecvLocked())
+                {
+                    recvSides[i] = null;
+                }
+                all &= null == sendSides[i] && null == recvSides[i];
+            }
+            return all;
+        }
+    }
+
     private final ShmFiles files;
     private final long pid;
     private final long deviceId;
@@ -77,7 +118,10 @@ final class ShmPeer
     private final UnsafeBuffer segment;
     private final int tableCapacity;
     private final boolean heartbeatKept;
+    private final long startTimeMs;
     private final List<RegionMemory> mappings = new ArrayList<>();
+    private final List<Retired> retired = new ArrayList<>();
+    private ShmQueuePair[] users = NO_USERS;
     private volatile Int2ObjectHashMap<Region> cache = new Int2ObjectHashMap<>();
     private int refCount;
     private boolean unmapped;
@@ -85,6 +129,8 @@ final class ShmPeer
     private long lastChangeNs;
     private volatile boolean dead;
     private String deathReason = "";
+    private boolean closedOrderly;
+    private long lastCheckNs;
 
     ShmPeer(final ShmFiles files, final long pid, final long deviceId)
     {
@@ -103,6 +149,7 @@ final class ShmPeer
         }
         final UnsafeBuffer headerBuffer = new UnsafeBuffer(header.addressOf(0), DeviceSegmentDescriptor.TABLE_OFFSET);
         final String problem = SegmentHeader.check(headerBuffer, SegmentHeader.MAGIC_DEVICE);
+        startTimeMs = headerBuffer.getLong(SegmentHeader.START_TIME_OFFSET);
         final int capacity = headerBuffer.getInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET);
         heartbeatKept = 0 != (headerBuffer.getInt(DeviceSegmentDescriptor.FLAGS_OFFSET) &
             DeviceSegmentDescriptor.FLAG_HEARTBEAT);
@@ -129,9 +176,40 @@ final class ShmPeer
         return deviceId;
     }
 
+    long startTimeMs()
+    {
+        return startTimeMs;
+    }
+
     void retain()
     {
         refCount++;
+    }
+
+    /**
+     * @param qp a queue pair now connected to this peer (it may copy into the peer's mappings).
+     */
+    synchronized void addUser(final ShmQueuePair qp)
+    {
+        final ShmQueuePair[] next = java.util.Arrays.copyOf(users, users.length + 1);
+        next[users.length] = qp;
+        users = next;
+    }
+
+    /**
+     * @param qp a queue pair that no longer copies into the peer's mappings (its locks are held or retired).
+     */
+    synchronized void removeUser(final ShmQueuePair qp)
+    {
+        final List<ShmQueuePair> next = new ArrayList<>(java.util.Arrays.asList(users));
+        next.remove(qp);
+        users = next.toArray(NO_USERS);
+    }
+
+    /** @return region mappings currently held (including retired ones not yet unmapped), for tests. */
+    synchronized int mappingCount()
+    {
+        return mappings.size();
     }
 
     boolean release()
@@ -147,6 +225,12 @@ final class ShmPeer
     String deathReason()
     {
         return deathReason;
+    }
+
+    /** @return true when the peer closed its device in order (not a crash or a hang). */
+    boolean closedOrderly()
+    {
+        return closedOrderly;
     }
 
     /**
@@ -173,9 +257,16 @@ final class ShmPeer
             return null;
         }
         final Region cached = cache.get(rkey);
-        if (null != cached && cached.isValid())
+        if (null != cached)
         {
-            return cached;
+            if (cached.isValid())
+            {
+                return cached;
+            }
+            final Int2ObjectHashMap<Region> next = new Int2ObjectHashMap<>(cache);
+            next.remove(rkey);
+            cache = next;
+            retire(cached);
         }
         for (int i = 0; i < tableCapacity; i++)
         {
@@ -218,6 +309,64 @@ final class ShmPeer
         return null;
     }
 
+    private void retire(final Region region)
+    {
+        if (null != region.memory)
+        {
+            retired.add(new Retired(region.memory, users));
+        }
+    }
+
+    /**
+     * Housekeeping (progress, every few milliseconds): retires the mappings of regions the peer deregistered and
+     * unmaps retired mappings no user can be copying into any more.
+     *
+     * @return mappings unmapped.
+     */
+    synchronized int reclaim()
+    {
+        if (unmapped)
+        {
+            return 0;
+        }
+        Int2ObjectHashMap<Region> next = null;
+        for (final Region region : cache.values())
+        {
+            if (!region.isValid())
+            {
+                if (null == next)
+                {
+                    next = new Int2ObjectHashMap<>(cache);
+                }
+                next.remove(region.rkey);
+            }
+        }
+        if (null != next)
+        {
+            for (final Region region : cache.values())
+            {
+                if (!next.containsKey(region.rkey))
+                {
+                    retire(region);
+                }
+            }
+            cache = next;
+        }
+        int work = 0;
+        for (int i = retired.size() - 1; i >= 0; i--)
+        {
+            final Retired r = retired.get(i);
+            if (r.quiescent())
+            {
+                retired.remove(i);
+                mappings.remove(r.memory);
+                MappedMemory.unmap(r.memory);
+                work++;
+            }
+        }
+        return work;
+    }
+
     /**
      * Liveness check, called by progress every few milliseconds.
      *
@@ -233,24 +382,29 @@ final class ShmPeer
         }
         if (0 != segment.getIntVolatile(DeviceSegmentDescriptor.CLOSED_OFFSET))
         {
+            closedOrderly = true;
             return die("closed its device");
         }
+        // A checker that was itself descheduled for longer than the timeout cannot tell a silent peer from a
+        // starved machine: it restarts the silence clock instead of declaring the peer hung.
+        final boolean checkerStalled = 0 != lastCheckNs && nowNs - lastCheckNs > timeoutNs / 2;
+        lastCheckNs = nowNs;
         if (heartbeatKept)
         {
             final long heartbeat = segment.getLongVolatile(DeviceSegmentDescriptor.HEARTBEAT_OFFSET);
-            if (heartbeat != lastHeartbeat)
+            if (heartbeat != lastHeartbeat || checkerStalled)
             {
                 lastHeartbeat = heartbeat;
                 lastChangeNs = nowNs;
             }
             else if (nowNs - lastChangeNs > timeoutNs)
             {
-                return die(ShmFiles.isAlive(pid) ? "stopped its heartbeat (hung or stopped)" : "died");
+                return die(ShmFiles.isAlive(pid, startTimeMs) ? "stopped its heartbeat (hung or stopped)" : "died");
             }
         }
-        if (!ShmFiles.isAlive(pid))
+        if (!ShmFiles.isAlive(pid, startTimeMs))
         {
-            return die("died");
+            return die(ShmFiles.isAlive(pid) ? "died (its PID now belongs to another process)" : "died");
         }
         return true;
     }
@@ -270,6 +424,7 @@ final class ShmPeer
         }
         unmapped = true;
         cache = new Int2ObjectHashMap<>();
+        retired.clear();
         for (final RegionMemory memory : mappings)
         {
             MappedMemory.unmap(memory);

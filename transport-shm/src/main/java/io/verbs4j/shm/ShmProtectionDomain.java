@@ -77,6 +77,18 @@ public final class ShmProtectionDomain extends AbstractProtectionDomain
         return new ShmQueuePair(this, config, qpNumber);
     }
 
+    /**
+     * Waits until no queue pair of this domain is inside a copy of local memory (setup path: region close). Every
+     * such copy runs under the queue pair's send or receive lock and checks that its regions are open first.
+     */
+    void awaitNoCopyInProgress()
+    {
+        for (final AbstractQueuePair qp : queuePairs())
+        {
+            ((ShmQueuePair)qp).awaitUnlocked();
+        }
+    }
+
     /** {@inheritDoc} */
     protected void onRegistered(final AbstractMemoryRegion region)
     {

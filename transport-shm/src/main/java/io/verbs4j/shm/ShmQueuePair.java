@@ -13,6 +13,7 @@ import io.verbs4j.shm.protocol.FrameDescriptor;
 import io.verbs4j.shm.protocol.SegmentHeader;
 import io.verbs4j.spi.AbstractMemoryRegion;
 import io.verbs4j.spi.AbstractQueuePair;
+import io.verbs4j.spi.KeyTable;
 import io.verbs4j.spi.RegionMemory;
 import io.verbs4j.spi.WorkQueue;
 import org.agrona.BitUtil;
@@ -36,6 +37,12 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * <b>Receive side</b> ({@link #doWork()}, progress only, so a single receiving thread): records are read in order;
  * a record that finds no posted receive is refused with an RNR NAK, and every later record is dropped until the
  * sender, after {@code rnrTimerNs}, retransmits from the refused MSN (go-back-N, as RC does).
+ * <p>
+ * <b>Served requests</b>: a WRITE, READ or atomic on a peer's registered (unshareable) buffer goes as request
+ * records (WRITE payload inline, cut into fragments); the peer's receive side checks them against its key table
+ * (key, protection domain, access, bounds) and carries them out, answering READs and atomics in this side's staging
+ * area. The pump waits for the last record's acknowledgement before the next request (an implicit fence, as for
+ * direct one-sided work). SENDs too large for one record from memory the peer cannot map go as fragments.
  */
 public final class ShmQueuePair extends AbstractQueuePair implements ControlledMessageHandler
 {
@@ -43,6 +50,18 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private static final VarHandle SEND_LOCK;
     private static final VarHandle RECV_LOCK;
     private static final VarHandle REWIND_MSN;
+    private static final VarHandle ACKED_SEEN;
+    private static final VarHandle SERVED_WAIT_MSN;
+    /** Most records of fragmented or served operations not yet seen acknowledged (bounds the MSN window). */
+    private static final int FRAGMENT_WINDOW = 32;
+    private static final byte KIND_COMPLETE = 0;
+    private static final byte KIND_NONE = 1;
+    private static final byte KIND_SERVED_WRITE = 2;
+    private static final byte KIND_READ_CHUNK = 3;
+    private static final byte KIND_ATOMIC = 4;
+    /** oneSided(): the request went to the peer, completion comes with its acknowledgement. */
+    private static final int SERVED = -1;
+    private static final long NO_WAIT = -1;
     private static final int READ_LIMIT = 64;
     private static final int UNLOCKED = 0;
     private static final int LOCKED = 1;
@@ -57,6 +76,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             SEND_LOCK = lookup.findVarHandle(ShmQueuePair.class, "sendLock", int.class);
             RECV_LOCK = lookup.findVarHandle(ShmQueuePair.class, "recvLock", int.class);
             REWIND_MSN = lookup.findVarHandle(ShmQueuePair.class, "rewindMsn", long.class);
+            ACKED_SEEN = lookup.findVarHandle(ShmQueuePair.class, "ackedSeen", long.class);
+            SERVED_WAIT_MSN = lookup.findVarHandle(ShmQueuePair.class, "servedWaitMsn", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -68,6 +89,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private final ShmProtectionDomain shmPd;
     private final int eagerLimit;
     private final long[] inflightPos;
+    private final byte[] inflightKind;
+    private final long[] inflightArg;
     private final int inflightMask;
     private final int rnrRetry;
     private final long rnrTimerNs;
@@ -78,6 +101,9 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     @SuppressWarnings("unused")
     private volatile int recvLock;
     private volatile long rewindMsn = NO_REWIND;
+    /** MSN of the served request whose acknowledgement the pump waits for, or NO_WAIT (set by send, cleared by
+     *  receive side). */
+    private volatile long servedWaitMsn = NO_WAIT;
 
     // Send side, owned by the holder of sendLock.
     private long nextToTransmit;
@@ -89,8 +115,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private long retryAtNs;
     private int cachedRkey;
     private ShmPeer.Region cachedRegion;
+    private long fragPos = -1;
+    private long fragDone;
+    private long servedPos = -1;
+    private long servedDone;
 
-    // Progress side, owned by the holder of recvLock.
+    // Progress side, owned by the holder of recvLock (ackedSeen is read by the send side for the MSN window).
     private long ackedSeen;
     private long rnrCountSeen;
     private long lastNakMsn = -1;
@@ -100,6 +130,9 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private long publishedAck;
     private long nakCount;
     private boolean broken;
+    private boolean remoteErrorSent;
+    private long fragRecvPos = -1;
+    private long fragRecvDone;
     private ShmConnection reading;
 
     ShmQueuePair(final ShmProtectionDomain pd, final QueuePairConfig config, final int qpNumber)
@@ -108,8 +141,10 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         this.shmPd = pd;
         this.device = (ShmDevice)pd.device();
         this.eagerLimit = device.eagerLimit();
-        final int capacity = BitUtil.findNextPositivePowerOfTwo(config.sendDepth());
+        final int capacity = BitUtil.findNextPositivePowerOfTwo(config.sendDepth() + FRAGMENT_WINDOW);
         this.inflightPos = new long[capacity];
+        this.inflightKind = new byte[capacity];
+        this.inflightArg = new long[capacity];
         this.inflightMask = capacity - 1;
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
@@ -158,7 +193,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         ringFull = false;
         cachedRkey = 0;
         cachedRegion = null;
-        ackedSeen = 0;
+        fragPos = -1;
+        servedPos = -1;
+        SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
+        remoteErrorSent = false;
+        fragRecvPos = -1;
+        ACKED_SEEN.setVolatile(this, 0L);
         rnrCountSeen = 0;
         lastNakMsn = -1;
         rnrAttempts = 0;
@@ -169,6 +209,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         broken = false;
         REWIND_MSN.setVolatile(this, NO_REWIND);
         connection = c;
+        c.peer.addUser(this);
         try
         {
             moveToRts();
@@ -176,6 +217,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         catch (final RuntimeException ex)
         {
             connection = null;
+            c.peer.removeUser(this);
             throw ex;
         }
         device.addActive(this);
@@ -224,6 +266,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             {
                 c.putClosed();
                 c.unmap();
+                c.peer.removeUser(this);
                 device.releasePeer(c.peer);
             }
             if (!retire)
@@ -232,6 +275,32 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 RECV_LOCK.setRelease(this, UNLOCKED);
             }
         });
+    }
+
+    /**
+     * Waits until neither the send side nor the receive side of this queue pair is running (each observed free or
+     * retired once). Setup path only, never from inside this queue pair's own progress.
+     */
+    boolean isSendLocked()
+    {
+        return LOCKED == (int)SEND_LOCK.getVolatile(this);
+    }
+
+    boolean isRecvLocked()
+    {
+        return LOCKED == (int)RECV_LOCK.getVolatile(this);
+    }
+
+    void awaitUnlocked()
+    {
+        while (LOCKED == (int)SEND_LOCK.getVolatile(this))
+        {
+            Thread.onSpinWait();
+        }
+        while (LOCKED == (int)RECV_LOCK.getVolatile(this))
+        {
+            Thread.onSpinWait();
+        }
     }
 
     private void acquire(final VarHandle lock)
@@ -285,6 +354,10 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             {
                 nextToTransmit = inflightPos[(int)rewind & inflightMask];
                 nextMsn = rewind;
+                // Fragmented and served operations at or after the refused MSN start over.
+                fragPos = -1;
+                servedPos = -1;
+                SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
                 stalled = true;
                 retryAtNs = System.nanoTime() + rnrTimerNs;
             }
@@ -310,9 +383,17 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             if (pos < highWater)
             {
                 // Replay after an RNR NAK: one-sided work was done already; resend only what consumes a receive.
-                if (Opcode.consumesRemoteRecv(opcode) && sq.isPending(pos) && !sendRecord(c, pos, opcode))
+                if (Opcode.consumesRemoteRecv(opcode) && sq.isPending(pos))
                 {
-                    return;
+                    if (!localRegionsOpen(sq, pos))
+                    {
+                        completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                        return;
+                    }
+                    if (!sendRecord(c, pos, opcode))
+                    {
+                        return;
+                    }
                 }
                 nextToTransmit = pos + 1;
                 continue;
@@ -322,6 +403,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 nextToTransmit = pos + 1;
                 highWater = pos + 1;
                 continue;
+            }
+            if (!localRegionsOpen(sq, pos))
+            {
+                // A region named by the request was closed after the post (or its lkey was bad): no copy.
+                completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                return;
             }
             switch (opcode)
             {
@@ -337,6 +424,10 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     if (dataWrittenPos != pos)
                     {
                         final int status = oneSided(c, pos, opcode);
+                        if (SERVED == status)
+                        {
+                            return;
+                        }
                         if (WcStatus.SUCCESS != status)
                         {
                             completeSend(pos, status, 0);
@@ -353,6 +444,10 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 default:
                 {
                     final int status = oneSided(c, pos, opcode);
+                    if (SERVED == status)
+                    {
+                        return;
+                    }
                     completeSend(pos, status, WcStatus.SUCCESS == status ? (int)sq.totalLength(pos) : 0);
                     if (WcStatus.SUCCESS != status)
                     {
@@ -364,6 +459,27 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             nextToTransmit = pos + 1;
             highWater = pos + 1;
         }
+    }
+
+    /**
+     * @return true if every region the request's SGEs name is still open (an inline send names none: its payload
+     *         was copied at post time). Read under this side's lock, so a region's close waits for the copy.
+     */
+    private static boolean localRegionsOpen(final WorkQueue queue, final long pos)
+    {
+        if (queue.isInline(pos))
+        {
+            return true;
+        }
+        for (int i = 0, n = queue.sgeCount(pos); i < n; i++)
+        {
+            final AbstractMemoryRegion region = queue.sgeRegion(pos, i);
+            if (null == region || !region.isOpen())
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
@@ -393,11 +509,21 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             return WcStatus.SUCCESS;
         }
+        if (servedPos == pos)
+        {
+            return served(c, pos, opcode, length);
+        }
         final int required = atomic ? Access.REMOTE_ATOMIC :
             Opcode.RDMA_READ == opcode ? Access.REMOTE_READ : Access.REMOTE_WRITE;
         final ShmPeer.Region region = peerRegion(c, sq.rkey(pos));
-        if (null == region || !region.isShared() || region.pdId != c.peerPdId ||
-            required != (region.access & required))
+        if (null != region && !region.isShared())
+        {
+            // A registered buffer of the peer: its progress checks and carries out the request.
+            servedPos = pos;
+            servedDone = 0;
+            return served(c, pos, opcode, length);
+        }
+        if (null == region || region.pdId != c.peerPdId || required != (region.access & required))
         {
             return WcStatus.REM_ACCESS_ERR;
         }
@@ -437,6 +563,177 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
     }
 
+    /**
+     * Sends the next request records of a served operation. Returns {@link #SERVED} while records remain to be sent
+     * or acknowledged (the pump stops; the acknowledgement or progress resumes it), SUCCESS once the data of a
+     * WRITE_WITH_IMM is acknowledged (its notification follows); plain WRITE, READ and atomics are completed by
+     * {@link #processAcks} instead.
+     */
+    private int served(final ShmConnection c, final long pos, final int opcode, final long length)
+    {
+        if (NO_WAIT != (long)SERVED_WAIT_MSN.getVolatile(this))
+        {
+            ringFull = true;
+            return SERVED;
+        }
+        if (servedDone >= length)
+        {
+            servedPos = -1;
+            return WcStatus.SUCCESS;
+        }
+        final WorkQueue sq = sendQueue();
+        final OneToOneRingBuffer ring = c.out;
+        final AtomicBuffer buffer = ring.buffer();
+        final long remote = sq.remoteAddress(pos);
+        if (Opcode.RDMA_READ == opcode)
+        {
+            final int chunk = (int)Math.min(c.stagingLength, length - servedDone);
+            final int index = ring.tryClaim(FrameDescriptor.TYPE_READ_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH);
+            if (index < 0)
+            {
+                ringFull = true;
+                return SERVED;
+            }
+            final long msn = putRequest(buffer, index, pos, 0, chunk, remote + servedDone, 0, 0, 0);
+            track(msn, pos, KIND_READ_CHUNK, servedDone);
+            servedDone += chunk;
+            SERVED_WAIT_MSN.setVolatile(this, msn);
+            ring.commit(index);
+        }
+        else if (Opcode.isAtomic(opcode))
+        {
+            final int index = ring.tryClaim(FrameDescriptor.TYPE_ATOMIC_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH);
+            if (index < 0)
+            {
+                ringFull = true;
+                return SERVED;
+            }
+            final long msn = putRequest(buffer, index, pos, 0, 8, remote, opcode, sq.compareAdd(pos), sq.swap(pos));
+            track(msn, pos, KIND_ATOMIC, 0);
+            servedDone = 8;
+            SERVED_WAIT_MSN.setVolatile(this, msn);
+            ring.commit(index);
+        }
+        else
+        {
+            final int maxPayload = ring.maxMsgLength() - FrameDescriptor.REQUEST_HEADER_LENGTH;
+            while (servedDone < length)
+            {
+                final int fragment = (int)Math.min(maxPayload, length - servedDone);
+                final int index = windowOpen() ? ring.tryClaim(
+                    FrameDescriptor.TYPE_WRITE_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) : -1;
+                if (index < 0)
+                {
+                    ringFull = true;
+                    return SERVED;
+                }
+                final boolean last = servedDone + fragment == length;
+                final int flags = (0 == servedDone ? FrameDescriptor.FLAG_FIRST : 0) |
+                    (last ? FrameDescriptor.FLAG_LAST : 0);
+                final long msn = putRequest(buffer, index, pos, flags, (int)length, remote + servedDone, 0, remote, 0);
+                gatherRange(sq, pos, servedDone, fragment,
+                    buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
+                track(msn, pos, last ? KIND_SERVED_WRITE : KIND_NONE, 0);
+                servedDone += fragment;
+                if (last)
+                {
+                    SERVED_WAIT_MSN.setVolatile(this, msn);
+                }
+                ring.commit(index);
+            }
+        }
+        ringFull = true;
+        return SERVED;
+    }
+
+    private long putRequest(
+        final AtomicBuffer buffer,
+        final int index,
+        final long pos,
+        final int flags,
+        final int messageLength,
+        final long address,
+        final int atomicOpcode,
+        final long compareAdd,
+        final long swap)
+    {
+        final long msn = nextMsn;
+        buffer.putShort(index + FrameDescriptor.VERSION_OFFSET, (short)SegmentHeader.VERSION);
+        buffer.putShort(index + FrameDescriptor.FLAGS_OFFSET, (short)flags);
+        buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, 0);
+        buffer.putLong(index + FrameDescriptor.MSN_OFFSET, msn);
+        buffer.putInt(index + FrameDescriptor.MESSAGE_LENGTH_OFFSET, messageLength);
+        buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
+        buffer.putInt(index + FrameDescriptor.REQUEST_RKEY_OFFSET, sendQueue().rkey(pos));
+        buffer.putInt(index + FrameDescriptor.REQUEST_OPCODE_OFFSET, atomicOpcode);
+        buffer.putLong(index + FrameDescriptor.REQUEST_ADDRESS_OFFSET, address);
+        buffer.putLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET, compareAdd);
+        buffer.putLong(index + FrameDescriptor.REQUEST_SWAP_OFFSET, swap);
+        return msn;
+    }
+
+    private void track(final long msn, final long pos, final byte kind, final long arg)
+    {
+        final int i = (int)msn & inflightMask;
+        inflightPos[i] = pos;
+        inflightKind[i] = kind;
+        inflightArg[i] = arg;
+        nextMsn = msn + 1;
+    }
+
+    /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
+    private boolean windowOpen()
+    {
+        return nextMsn - (long)ACKED_SEEN.getAcquire(this) < FRAGMENT_WINDOW;
+    }
+
+    /** Copies {@code length} payload bytes of a send slot, starting {@code from} bytes in, to native memory. */
+    private static void gatherRange(
+        final WorkQueue sq, final long pos, final long from, final long length, final long dstAddress)
+    {
+        if (sq.isInline(pos))
+        {
+            UnsafeApi.copyMemory(sq.inlineAddress(pos) + from, dstAddress, length);
+            return;
+        }
+        long skip = from;
+        long done = 0;
+        for (int i = 0, n = sq.sgeCount(pos); i < n && done < length; i++)
+        {
+            final long sgeLength = sq.sgeLength(pos, i);
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - done);
+            sq.sgeRegion(pos, i).memory().copyTo(sq.sgeOffset(pos, i) + skip, dstAddress + done, chunk);
+            done += chunk;
+            skip = 0;
+        }
+    }
+
+    /** Copies {@code length} bytes from native memory into the SGEs of a slot, starting {@code dstStart} bytes in. */
+    private static void scatterFromAddressAt(
+        final WorkQueue queue, final long pos, final long dstStart, final long srcAddress, final long length)
+    {
+        long skip = dstStart;
+        long done = 0;
+        for (int i = 0, n = queue.sgeCount(pos); i < n && done < length; i++)
+        {
+            final long sgeLength = queue.sgeLength(pos, i);
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - done);
+            queue.sgeRegion(pos, i).memory().copyFrom(srcAddress + done, queue.sgeOffset(pos, i) + skip, chunk);
+            done += chunk;
+            skip = 0;
+        }
+    }
+
     private static void putAtomicResult(final WorkQueue sq, final long pos, final long old)
     {
         final AbstractMemoryRegion local = sq.sgeRegion(pos, 0);
@@ -466,9 +763,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             if (total > ring.maxMsgLength() - FrameDescriptor.HEADER_LENGTH)
             {
-                // A large SEND from a registered (unshareable) buffer: see README, LIMITATIONS.
-                completeSend(pos, WcStatus.LOC_LEN_ERR, 0);
-                return false;
+                // Too large for one record, from memory the peer cannot map: fragments.
+                return sendFragments(c, pos, opcode, total);
             }
             type = FrameDescriptor.TYPE_SEND_INLINE;
             recordLength = FrameDescriptor.HEADER_LENGTH + (int)total;
@@ -517,9 +813,51 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
         }
-        inflightPos[(int)msn & inflightMask] = pos;
-        nextMsn = msn + 1;
+        track(msn, pos, KIND_COMPLETE, 0);
         ring.commit(index);
+        return true;
+    }
+
+    /**
+     * Writes the fragments of a SEND (resuming after a full ring or a closed MSN window); the last one completes
+     * the request when acknowledged.
+     *
+     * @return true once every fragment is written.
+     */
+    private boolean sendFragments(final ShmConnection c, final long pos, final int opcode, final long total)
+    {
+        final WorkQueue sq = sendQueue();
+        final OneToOneRingBuffer ring = c.out;
+        final AtomicBuffer buffer = ring.buffer();
+        if (fragPos != pos)
+        {
+            fragPos = pos;
+            fragDone = 0;
+        }
+        final int maxPayload = ring.maxMsgLength() - FrameDescriptor.REQUEST_HEADER_LENGTH;
+        final int immFlag = Opcode.hasImmediate(opcode) ? FrameDescriptor.FLAG_WITH_IMM : 0;
+        while (fragDone < total)
+        {
+            final int fragment = (int)Math.min(maxPayload, total - fragDone);
+            final int index = windowOpen() ?
+                ring.tryClaim(FrameDescriptor.TYPE_SEND_FRAGMENT, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) : -1;
+            if (index < 0)
+            {
+                ringFull = true;
+                return false;
+            }
+            final boolean last = fragDone + fragment == total;
+            final int flags = immFlag | (0 == fragDone ? FrameDescriptor.FLAG_FIRST : 0) |
+                (last ? FrameDescriptor.FLAG_LAST : 0);
+            final long msn = putRequest(buffer, index, pos, flags, (int)total, fragDone, 0, 0, 0);
+            buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, sq.immediateData(pos));
+            gatherRange(sq, pos, fragDone, fragment,
+                buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
+            track(msn, pos, last ? KIND_COMPLETE : KIND_NONE, 0);
+            fragDone += fragment;
+            ring.commit(index);
+        }
+        fragPos = -1;
         return true;
     }
 
@@ -602,12 +940,52 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     {
         int work = 0;
         final long acked = c.peerAckedMsn();
+        final WorkQueue sq = sendQueue();
         while (ackedSeen < acked)
         {
-            final long pos = inflightPos[(int)ackedSeen & inflightMask];
-            ackedSeen++;
+            final int i = (int)ackedSeen & inflightMask;
+            final long pos = inflightPos[i];
+            ACKED_SEEN.setRelease(this, ackedSeen + 1);
             rnrAttempts = 0;
-            completeSend(pos, WcStatus.SUCCESS, (int)sendQueue().totalLength(pos));
+            switch (inflightKind[i])
+            {
+                case KIND_COMPLETE:
+                    completeSend(pos, WcStatus.SUCCESS, (int)sq.totalLength(pos));
+                    break;
+
+                case KIND_SERVED_WRITE:
+                    if (Opcode.RDMA_WRITE == sq.opcode(pos))
+                    {
+                        completeSend(pos, WcStatus.SUCCESS, (int)sq.totalLength(pos));
+                    }
+                    SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
+                    break;
+
+                case KIND_READ_CHUNK:
+                    readChunkArrived(c, pos, inflightArg[i]);
+                    SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
+                    break;
+
+                case KIND_ATOMIC:
+                    if (sq.isPending(pos))
+                    {
+                        if (localRegionsOpen(sq, pos))
+                        {
+                            UnsafeApi.putLong(sq.sgeRegion(pos, 0).memory().addressOf(sq.sgeOffset(pos, 0)),
+                                UnsafeApi.getLong(c.localStagingAddress));
+                            completeSend(pos, WcStatus.SUCCESS, 8);
+                        }
+                        else
+                        {
+                            completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                        }
+                    }
+                    SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
+                    break;
+
+                default:
+                    break;
+            }
             work++;
         }
         final long errorMsnPlusOne = c.peerErrorMsnPlusOne();
@@ -638,6 +1016,28 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         return work;
     }
 
+    /** A chunk of a served READ is in this side's staging area: copy it into the READ's SGEs. */
+    private void readChunkArrived(final ShmConnection c, final long pos, final long offset)
+    {
+        final WorkQueue sq = sendQueue();
+        if (!sq.isPending(pos))
+        {
+            return;
+        }
+        if (!localRegionsOpen(sq, pos))
+        {
+            completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+            return;
+        }
+        final long total = sq.totalLength(pos);
+        final long chunk = Math.min(c.stagingLength, total - offset);
+        scatterFromAddressAt(sq, pos, offset, c.localStagingAddress, chunk);
+        if (offset + chunk == total)
+        {
+            completeSend(pos, WcStatus.SUCCESS, (int)total);
+        }
+    }
+
     // ---------------------------------------------------------------- receive side
 
     /** {@inheritDoc} */
@@ -650,7 +1050,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             return protocolError(c, type, length, "short record or unknown version");
         }
         final long msn = buffer.getLong(index + FrameDescriptor.MSN_OFFSET);
-        if (msn != expectedMsn)
+        if (msn != expectedMsn || remoteErrorSent)
         {
             // Sent after a message this side refused (RNR): the sender retransmits from that one.
             return Action.CONTINUE;
@@ -678,6 +1078,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     return protocolError(c, type, length, "message length " + messageLength);
                 }
                 break;
+            case FrameDescriptor.TYPE_SEND_FRAGMENT:
+                return onFragment(c, type, buffer, index, length, msn, messageLength);
+            case FrameDescriptor.TYPE_WRITE_REQUEST:
+            case FrameDescriptor.TYPE_READ_REQUEST:
+            case FrameDescriptor.TYPE_ATOMIC_REQUEST:
+                return onServedRequest(c, type, buffer, index, length, msn, messageLength);
             default:
                 return protocolError(c, type, length, "unknown record type");
         }
@@ -689,7 +1095,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
         int opcode = Opcode.RECV;
         final int status;
-        if (FrameDescriptor.TYPE_SEND_INLINE == type)
+        if (!localRegionsOpen(recvQueue(), pos))
+        {
+            status = WcStatus.LOC_PROT_ERR;
+        }
+        else if (FrameDescriptor.TYPE_SEND_INLINE == type)
         {
             status = recvQueue().scatterFromAddress(
                 pos, buffer.addressOffset() + index + FrameDescriptor.PAYLOAD_OFFSET, messageLength);
@@ -713,10 +1123,157 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 withImm ? CompletionHandler.WITH_IMM : 0);
             return Action.CONTINUE;
         }
+        return recvFailed(c, pos, msn, status, opcode);
+    }
+
+    private Action recvFailed(final ShmConnection c, final long pos, final long msn, final int status, final int opcode)
+    {
         publishedAck = expectedMsn;
         c.putAcked(expectedMsn);
         c.putError(msn, WcStatus.LOC_LEN_ERR == status ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR);
+        fragRecvPos = -1;
         completeRecv(pos, status, opcode, 0, 0, 0);
+        return Action.BREAK;
+    }
+
+    private Action onFragment(
+        final ShmConnection c,
+        final int type,
+        final MutableDirectBuffer buffer,
+        final int index,
+        final int length,
+        final long msn,
+        final int messageLength)
+    {
+        final int fragment = length - FrameDescriptor.REQUEST_HEADER_LENGTH;
+        final long offset = length < FrameDescriptor.REQUEST_HEADER_LENGTH ? -1 :
+            buffer.getLong(index + FrameDescriptor.REQUEST_ADDRESS_OFFSET);
+        final int flags = buffer.getShort(index + FrameDescriptor.FLAGS_OFFSET);
+        final boolean first = 0 != (flags & FrameDescriptor.FLAG_FIRST);
+        if (offset < 0 || fragment < 0 || messageLength < 0 || offset > messageLength - fragment ||
+            (first ? 0 != offset || fragRecvPos >= 0 : fragRecvPos < 0 || offset != fragRecvDone))
+        {
+            return protocolError(c, type, length, "fragment at " + offset + " of " + messageLength);
+        }
+        final WorkQueue rq = recvQueue();
+        final long pos;
+        if (first)
+        {
+            pos = takeRecv();
+            if (pos < 0)
+            {
+                c.putRnrNak(msn, ++nakCount);
+                return Action.CONTINUE;
+            }
+            if (messageLength > rq.totalLength(pos))
+            {
+                return recvFailed(c, pos, msn, WcStatus.LOC_LEN_ERR, Opcode.RECV);
+            }
+            fragRecvPos = pos;
+        }
+        else
+        {
+            pos = fragRecvPos;
+        }
+        if (!localRegionsOpen(rq, pos))
+        {
+            return recvFailed(c, pos, msn, WcStatus.LOC_PROT_ERR, Opcode.RECV);
+        }
+        scatterFromAddressAt(rq, pos, offset, buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET,
+            fragment);
+        fragRecvDone = offset + fragment;
+        expectedMsn = msn + 1;
+        if (0 != (flags & FrameDescriptor.FLAG_LAST))
+        {
+            if (fragRecvDone != messageLength)
+            {
+                return protocolError(c, type, length, "last fragment ends at " + fragRecvDone + " of " + messageLength);
+            }
+            fragRecvPos = -1;
+            final boolean withImm = 0 != (flags & FrameDescriptor.FLAG_WITH_IMM);
+            completeRecv(pos, WcStatus.SUCCESS, Opcode.RECV, messageLength,
+                withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
+                withImm ? CompletionHandler.WITH_IMM : 0);
+        }
+        return Action.CONTINUE;
+    }
+
+    /**
+     * The target side of a served request on one of this side's regions: key (in this queue pair's protection
+     * domain), access, then bounds; a failure answers REM_ACCESS_ERR with the memory untouched. Runs under the
+     * receive lock, so a region being closed waits for the copy.
+     */
+    private Action onServedRequest(
+        final ShmConnection c,
+        final int type,
+        final MutableDirectBuffer buffer,
+        final int index,
+        final int length,
+        final long msn,
+        final int messageLength)
+    {
+        if (length < FrameDescriptor.REQUEST_HEADER_LENGTH || messageLength < 0 ||
+            (FrameDescriptor.TYPE_WRITE_REQUEST != type && FrameDescriptor.REQUEST_HEADER_LENGTH != length) ||
+            (FrameDescriptor.TYPE_READ_REQUEST == type && (0 == messageLength || messageLength > c.stagingLength)))
+        {
+            return protocolError(c, type, length, "request of length " + messageLength);
+        }
+        final KeyTable keys = domain().keys();
+        final int rkey = buffer.getInt(index + FrameDescriptor.REQUEST_RKEY_OFFSET);
+        final long address = buffer.getLong(index + FrameDescriptor.REQUEST_ADDRESS_OFFSET);
+        if (FrameDescriptor.TYPE_WRITE_REQUEST == type)
+        {
+            final int fragment = length - FrameDescriptor.REQUEST_HEADER_LENGTH;
+            final boolean first = 0 != (buffer.getShort(index + FrameDescriptor.FLAGS_OFFSET) &
+                FrameDescriptor.FLAG_FIRST);
+            final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, fragment, Access.REMOTE_WRITE);
+            if (null == region || (first && null == keys.verifyRemote(rkey,
+                buffer.getLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET), messageLength, Access.REMOTE_WRITE)))
+            {
+                return refuseRemote(c, msn);
+            }
+            region.memory().copyFrom(buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET,
+                address - region.address(), fragment);
+        }
+        else if (FrameDescriptor.TYPE_READ_REQUEST == type)
+        {
+            final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, messageLength, Access.REMOTE_READ);
+            if (null == region)
+            {
+                return refuseRemote(c, msn);
+            }
+            region.memory().copyTo(address - region.address(), c.peerStagingAddress, messageLength);
+        }
+        else
+        {
+            final int opcode = buffer.getInt(index + FrameDescriptor.REQUEST_OPCODE_OFFSET);
+            if (!Opcode.isAtomic(opcode))
+            {
+                return protocolError(c, type, length, "atomic opcode " + opcode);
+            }
+            final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, 8, Access.REMOTE_ATOMIC);
+            final long target = null == region ? 0 : region.memory().addressOf(address - region.address());
+            if (null == region || 0 != (target & 7))
+            {
+                return refuseRemote(c, msn);
+            }
+            final long operand = buffer.getLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET);
+            final long old = Opcode.ATOMIC_FETCH_AND_ADD == opcode ?
+                UnsafeApi.getAndAddLong(null, target, operand) :
+                UnsafeApi.compareAndExchangeLong(null, target, operand,
+                    buffer.getLong(index + FrameDescriptor.REQUEST_SWAP_OFFSET));
+            UnsafeApi.putLong(c.peerStagingAddress, old);
+        }
+        expectedMsn = msn + 1;
+        return Action.CONTINUE;
+    }
+
+    private Action refuseRemote(final ShmConnection c, final long msn)
+    {
+        remoteErrorSent = true;
+        publishedAck = expectedMsn;
+        c.putAcked(expectedMsn);
+        c.putError(msn, WcStatus.REM_ACCESS_ERR);
         return Action.BREAK;
     }
 

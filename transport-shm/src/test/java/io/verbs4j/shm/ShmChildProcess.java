@@ -27,7 +27,8 @@ import io.verbs4j.WcStatus;
  * {@code 'A'} add 1 to the long at offset 0 of its region n times with local CPU atomics then answer, {@code 'S'}
  * stop posting receives. Exits when the queue pair goes to ERROR.
  * <p>
- * Arguments: segment directory, listener name, count of local atomic adds.
+ * Arguments: segment directory, listener name, count of local atomic adds, and optionally {@code false} to run
+ * without a progress thread (the poll loop drives progress).
  */
 public final class ShmChildProcess
 {
@@ -46,7 +47,8 @@ public final class ShmChildProcess
         final Path dir = Path.of(args[0]);
         final String name = args[1];
         final int adds = Integer.parseInt(args[2]);
-        try (Device device = ShmTestSupport.open(dir, true))
+        final boolean progressThread = args.length < 4 || Boolean.parseBoolean(args[3]);
+        try (Device device = ShmTestSupport.open(dir, progressThread))
         {
             final ProtectionDomain pd = device.allocateProtectionDomain();
             final CompletionQueue cq = device.createCompletionQueue(256);

@@ -67,6 +67,11 @@ class ShmCrossProcessTest
 
     private Process startChild(final String name) throws Exception
     {
+        return startChild(name, true);
+    }
+
+    private Process startChild(final String name, final boolean progressThread) throws Exception
+    {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
@@ -86,6 +91,7 @@ class ShmCrossProcessTest
         command.add(dir.toString());
         command.add(name);
         command.add(Integer.toString(CHILD_ADDS));
+        command.add(Boolean.toString(progressThread));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
             StandardCharsets.UTF_8));
@@ -228,6 +234,117 @@ class ShmCrossProcessTest
         device = null;
         assertEquals(0, ShmTestSupport.fileCount(dir), "files left behind: " + java.util.Arrays.toString(
             dir.toFile().list()));
+    }
+
+    @Test
+    void shouldWorkAcrossProcessesWithProgressThreadsOff() throws Exception
+    {
+        child = startChild("xp-poll", false);
+        device = ShmTestSupport.open(dir, false);
+        final ProtectionDomain pd = device.allocateProtectionDomain();
+        final CompletionQueue cq = device.createCompletionQueue(256);
+        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(64).recvDepth(16));
+        qp.modify(QpState.INIT);
+        final MemoryRegion local = pd.allocate(4 << 20, Access.LOCAL_WRITE);
+        final CompletionBatch batch = new CompletionBatch(16);
+        final byte[] info = device.connectionManager().connect(qp, "shm://xp-poll", new byte[0],
+            java.time.Duration.ofSeconds(20));
+        final ByteBuffer infoBuffer = ByteBuffer.wrap(info).order(ByteOrder.LITTLE_ENDIAN);
+        final long remoteAddress = infoBuffer.getLong();
+        final int rkey = infoBuffer.getInt();
+        for (int i = 0; i < 65536; i++)
+        {
+            local.putByte(i, (byte)(i * 5));
+        }
+        final SendRequest send = new SendRequest(1);
+        qp.postSend(send.clearSges().wrId(1).opcode(Opcode.RDMA_WRITE).sge(local, 0, 65536)
+            .remote(remoteAddress + 4096, rkey));
+        expect(cq, batch, 1, WcStatus.SUCCESS);
+        qp.postSend(send.clearSges().wrId(2).opcode(Opcode.RDMA_READ).sge(local, 65536, 65536)
+            .remote(remoteAddress + 4096, rkey));
+        expect(cq, batch, 2, WcStatus.SUCCESS);
+        for (int i = 0; i < 65536; i += 89)
+        {
+            assertEquals((byte)(i * 5), local.getByte(65536 + i));
+        }
+        // SEND echo: the child's poll loop is its only progress, this side's polls are ours.
+        final int length = 100_000;
+        for (int i = 0; i < length; i++)
+        {
+            local.putByte((1 << 20) + i, (byte)(i % 241));
+        }
+        local.putByte(1 << 20, (byte)'E');
+        qp.postRecv(new RecvRequest(1).wrId(1001).sge(local, 2 << 20, 1 << 20));
+        qp.postSend(send.clearSges().wrId(5).opcode(Opcode.SEND).sge(local, 1 << 20, length));
+        int echoLength = -1;
+        for (int n = 0; n < 2; n++)
+        {
+            ShmTestSupport.pollOne(cq, batch);
+            assertEquals(WcStatus.SUCCESS, batch.status(0), "wrId " + batch.wrId(0));
+            if (1001 == batch.wrId(0))
+            {
+                echoLength = batch.byteLength(0);
+            }
+        }
+        assertEquals(length, echoLength);
+        for (int i = 1; i < length; i += 13)
+        {
+            assertEquals((byte)(i % 241), local.getByte((2 << 20) + i));
+        }
+    }
+
+    @Test
+    void shouldDetectAStoppedPeerWithinTheTimeout() throws Exception
+    {
+        child = startChild("xp-stop", true);
+        device = ShmTestSupport.open(dir, true);
+        final ProtectionDomain pd = device.allocateProtectionDomain();
+        final CompletionQueue cq = device.createCompletionQueue(256);
+        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(16).recvDepth(16));
+        qp.modify(QpState.INIT);
+        final MemoryRegion local = pd.allocate(1 << 20, Access.LOCAL_WRITE);
+        device.connectionManager().connect(qp, "shm://xp-stop", new byte[0], java.time.Duration.ofSeconds(20));
+        final CompletionBatch batch = new CompletionBatch(16);
+        Thread.sleep(100);
+        signal("STOP", child.pid());
+        try
+        {
+            final long stoppedAt = System.nanoTime();
+            local.putByte(0, (byte)'x');
+            qp.postSend(new SendRequest(1).wrId(1).opcode(Opcode.SEND).sge(local, 0, 1));
+            qp.postSend(new SendRequest(1).wrId(2).opcode(Opcode.SEND).sge(local, 0, 1));
+            expect(cq, batch, 1, WcStatus.RETRY_EXC_ERR);
+            final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+            // Timeout 300 ms, checked every timeout/8: a stopped (not dead) peer is caught by its heartbeat.
+            assertTrue(detectedMs < 2_000, "hung peer detected after " + detectedMs + " ms");
+            expect(cq, batch, 2, WcStatus.WR_FLUSH_ERR);
+            assertEquals(QpState.ERROR, qp.state());
+            assertTrue(child.isAlive(), "the peer was only stopped");
+        }
+        finally
+        {
+            signal("CONT", child.pid());
+        }
+    }
+
+    @Test
+    void shouldSweepTheFilesOfAKilledProcessWhenTheNextDeviceOpens() throws Exception
+    {
+        child = startChild("xp-kill", true);
+        final String[] before = dir.toFile().list();
+        assertTrue(null != before && before.length >= 4, "child's device, regions and listener files: " +
+            java.util.Arrays.toString(before));
+        child.destroyForcibly();
+        assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(before.length, ShmTestSupport.fileCount(dir), "SIGKILL leaves the files");
+        ShmTestSupport.open(dir, false).close();
+        assertEquals(0, ShmTestSupport.fileCount(dir), "left: " + java.util.Arrays.toString(dir.toFile().list()));
+    }
+
+    private static void signal(final String name, final long pid) throws Exception
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && 0 == kill.exitValue(), "kill -" + name + " " + pid);
     }
 
     private static void expect(final CompletionQueue cq, final CompletionBatch batch, final long wrId, final int status)

@@ -3,6 +3,9 @@ package io.verbs4j.shm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.verbs4j.shm.protocol.SegmentHeader;
+import org.agrona.concurrent.UnsafeBuffer;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +56,34 @@ class ShmFilesTest
         }
         ShmTestSupport.open(dir, false).close();
         assertEquals(0, ShmTestSupport.fileCount(dir));
+    }
+
+    @Test
+    void shouldTreatReusedPidWithOtherStartTimeAsDead() throws Exception
+    {
+        final ShmFiles files = new ShmFiles(dir);
+        final long pid = ProcessHandle.current().pid();
+        final long started = ShmFiles.currentStartTimeMs();
+        assertTrue(started > 0, "the platform reports process start times");
+        assertTrue(ShmFiles.isAlive(pid, started));
+        assertTrue(ShmFiles.isAlive(pid, 0), "unknown start time: the PID alone decides");
+        assertFalse(ShmFiles.isAlive(pid, started - 10_000), "same PID, other start time: a reused PID");
+        final Path reused = writeDeviceHeader(files.deviceSegment(pid, 11), pid, started - 10_000);
+        final Path reusedRegion = Files.createFile(files.region(pid, 11, 1));
+        final Path mine = writeDeviceHeader(files.deviceSegment(pid, 12), pid, started);
+        final Path mineRegion = Files.createFile(files.region(pid, 12, 1));
+        assertEquals(2, files.sweepDead());
+        assertFalse(Files.exists(reused));
+        assertFalse(Files.exists(reusedRegion));
+        assertTrue(Files.exists(mine));
+        assertTrue(Files.exists(mineRegion));
+    }
+
+    private static Path writeDeviceHeader(final Path file, final long pid, final long startTimeMs) throws Exception
+    {
+        final UnsafeBuffer header = new UnsafeBuffer(new byte[SegmentHeader.LENGTH]);
+        SegmentHeader.write(header, SegmentHeader.MAGIC_DEVICE, pid, 1, startTimeMs);
+        return Files.write(file, header.byteArray());
     }
 
     private static long deadPid()

@@ -354,16 +354,6 @@ class ShmQueuePairTest
     }
 
     @Test
-    void shouldRefuseOneSidedAccessToRegisteredBuffer()
-    {
-        setUpConnected();
-        final MemoryRegion local = clientPd.allocate(4096, Access.LOCAL_WRITE);
-        final MemoryRegion remote = serverPd.register(ByteBuffer.allocateDirect(4096), Access.ALL);
-        expectRemoteAccessError(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).sge(local, 0, 8)
-            .remote(remote.address(), remote.rkey()));
-    }
-
-    @Test
     void shouldFailWithRnrRetryExceeded()
     {
         setUp(true, (s, c) -> c.rnrRetry(1).rnrTimerNs(1_000));

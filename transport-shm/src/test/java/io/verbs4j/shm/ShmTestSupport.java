@@ -32,6 +32,7 @@ final class ShmTestSupport
 
     static Path newDir(final String name)
     {
+        sweepDirsOfDeadTestJvms();
         try
         {
             final Path dir = Path.of("/dev/shm").resolve("verbs4j-test-" + ProcessHandle.current().pid() + "-" + name +
@@ -43,6 +44,36 @@ final class ShmTestSupport
         catch (final IOException ex)
         {
             throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * A test JVM killed with SIGKILL runs no shutdown hook; its private directory is removed by the next test run.
+     */
+    private static void sweepDirsOfDeadTestJvms()
+    {
+        try (Stream<Path> dirs = Files.list(Path.of("/dev/shm")))
+        {
+            dirs.filter(dir -> dir.getFileName().toString().startsWith("verbs4j-test-")).forEach(dir ->
+            {
+                final String[] parts = dir.getFileName().toString().split("-");
+                try
+                {
+                    final long pid = Long.parseLong(parts[2]);
+                    if (ProcessHandle.of(pid).isEmpty())
+                    {
+                        deleteDir(dir);
+                    }
+                }
+                catch (final NumberFormatException | ArrayIndexOutOfBoundsException ignore)
+                {
+                    // not one of ours
+                }
+            });
+        }
+        catch (final IOException ignore)
+        {
+            // best effort: /dev/shm unreadable means there is nothing of ours to sweep
         }
     }
 

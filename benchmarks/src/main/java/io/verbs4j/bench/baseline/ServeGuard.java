@@ -9,13 +9,13 @@ import java.util.concurrent.TimeoutException;
  * aborts the serving thread's {@link WaitLoop} and returns only once {@code serve()} has left the mapped memory, so
  * the caller can unmap afterwards without crashing the JVM. Setup/teardown only, never on the hot path.
  */
-final class ServeGuard
+public final class ServeGuard
 {
     private final WaitLoop waitLoop;
     private boolean closed;
     private boolean running;
 
-    ServeGuard(final WaitLoop waitLoop)
+    public ServeGuard(final WaitLoop waitLoop)
     {
         this.waitLoop = waitLoop;
     }
@@ -25,7 +25,7 @@ final class ServeGuard
      *
      * @throws TimeoutException if the responder was already closed.
      */
-    synchronized void enter() throws TimeoutException
+    public synchronized void enter() throws TimeoutException
     {
         if (closed)
         {
@@ -37,7 +37,7 @@ final class ServeGuard
     /**
      * Called by {@code serve()} in a {@code finally} block once it no longer touches the mapping.
      */
-    synchronized void exit()
+    public synchronized void exit()
     {
         running = false;
         notifyAll();
@@ -48,7 +48,7 @@ final class ServeGuard
      *
      * @return {@code true} the first time, {@code false} if already closed (the caller must not release twice).
      */
-    boolean closeAndAwait()
+    public boolean closeAndAwait()
     {
         waitLoop.abort();
         synchronized (this)

@@ -2,10 +2,10 @@ package io.verbs4j.bench.cli;
 
 import io.verbs4j.bench.control.ControlClient;
 import io.verbs4j.bench.launch.ParentWatchdog;
-import io.verbs4j.bench.launch.PeerProcess;
 import io.verbs4j.bench.report.JsonLinesResultSink;
 import io.verbs4j.bench.report.ResultSink;
 import io.verbs4j.bench.report.TextResultSink;
+import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.bench.run.PerftestClient;
 import io.verbs4j.bench.run.PerftestServer;
 import io.verbs4j.bench.run.TestPlan;
@@ -56,8 +56,6 @@ public final class PerftestCommand implements Callable<Integer>
 {
     /** perftest's default port ({@code DEF_PORT}). */
     public static final int DEFAULT_PORT = 18515;
-
-    private static final String LOOPBACK = "127.0.0.1";
 
     @Spec
     private CommandSpec spec;
@@ -122,6 +120,10 @@ public final class PerftestCommand implements Callable<Integer>
         description = "Exit when standard input closes (set by the local mode on its child JVM).")
     private boolean exitWithParent;
 
+    @Option(names = "--quiet-provider-logs", hidden = true,
+        description = "Log only SEVERE messages of the verbs providers (set by the demo on its child JVM).")
+    private boolean quietProviderLogs;
+
     @Option(names = { "-h", "--help" }, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
@@ -153,6 +155,10 @@ public final class PerftestCommand implements Callable<Integer>
             if (exitWithParent)
             {
                 ParentWatchdog.start(System.in);
+            }
+            if (quietProviderLogs)
+            {
+                LocalRun.quietProviderLogs();
             }
             final int serverPort = null == port ? DEFAULT_PORT : port;
             final int failures = new PerftestServer(
@@ -244,55 +250,7 @@ public final class PerftestCommand implements Callable<Integer>
 
     private int runLocal(final List<TestPlan> plans, final ResultSink sink, final long timeoutMs) throws IOException
     {
-        if (!needsPeer(plans))
-        {
-            return new PerftestClient(null, "none", sink).run(plans);
-        }
-        final List<String> childArgs = List.of(
-            "perftest", "--server", "--port", "0", "--bind", LOOPBACK, "--exit-with-parent",
-            "--timeout", Long.toString(timeoutSeconds));
-        try (PeerProcess peer = PeerProcess.start(childArgs, Math.max(timeoutMs, 30_000), spec.commandLine().getErr()))
-        {
-            final String endpoint = peer.endpoint();
-            final int colon = endpoint.lastIndexOf(':');
-            final int controlPort = Integer.parseInt(endpoint.substring(colon + 1));
-            final int failures;
-            try (ControlClient control = ControlClient.connect(LOOPBACK, controlPort, timeoutMs))
-            {
-                failures = new PerftestClient(control, LOOPBACK + " (child JVM pid " + peer.pid() + ")", sink)
-                    .run(plans);
-            }
-            try
-            {
-                final int code = peer.awaitExit(10_000);
-                if (-1 == code)
-                {
-                    spec.commandLine().getErr().println("verbs4j perftest: peer JVM did not exit, stopping it");
-                }
-                else if (0 != code)
-                {
-                    spec.commandLine().getErr().println("verbs4j perftest: peer JVM exit code " + code);
-                }
-                return failures;
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for the peer JVM", ex);
-            }
-        }
-    }
-
-    private static boolean needsPeer(final List<TestPlan> plans)
-    {
-        for (final TestPlan plan : plans)
-        {
-            if (plan.transport().needsPeer())
-            {
-                return true;
-            }
-        }
-        return false;
+        return LocalRun.run(plans, sink, timeoutMs, List.of(), spec.commandLine().getErr());
     }
 
     private void printList(final PrintWriter out)

@@ -33,8 +33,26 @@ final class SessionState
     static InProcessSession open(final String transport, final TestKind kind, final int messageBytes, final int window)
         throws IOException
     {
+        return open(transport, kind, messageBytes, window, true);
+    }
+
+    /**
+     * Opens a session that runs until closed, with the given idle mode.
+     *
+     * @param transport    transport name from the standard registry.
+     * @param kind         latency or bandwidth.
+     * @param messageBytes message size.
+     * @param window       messages per window (bandwidth), 1 for latency.
+     * @param busyPoll     busy-spin (verbs: device idle {@code spin}, tcp {@code poll} mode) or back off.
+     * @return the session.
+     * @throws IOException if it cannot be set up.
+     */
+    static InProcessSession open(
+        final String transport, final TestKind kind, final int messageBytes, final int window, final boolean busyPoll)
+        throws IOException
+    {
         final SessionSpec spec = new SessionSpec(
-            transport, kind, messageBytes, 0, SessionSpec.UNBOUNDED, window, true, TIMEOUT_MS);
+            transport, kind, messageBytes, 0, SessionSpec.UNBOUNDED, window, busyPoll, TIMEOUT_MS);
         return InProcessSession.open(TransportRegistry.standard(), spec);
     }
 }

@@ -106,6 +106,10 @@ public final class JsonLinesResultSink implements ResultSink
             field(json, "idle", header.idleMode());
             field(json, "warmup", header.warmup());
             field(json, "java", header.javaVersion());
+            if (null != header.method())
+            {
+                field(json, "method", header.method());
+            }
         }
         return json;
     }

@@ -38,7 +38,26 @@ public record LatencyStats(
      */
     public static LatencyStats fromRoundTrips(final int bytes, final Histogram roundTripsNs)
     {
-        final long count = roundTripsNs.getTotalCount();
+        return from(bytes, roundTripsNs, 2.0);
+    }
+
+    /**
+     * Computes the row from a histogram of whole operation times, not halved: perftest's {@code ib_read_lat} and
+     * {@code ib_atomic_lat} report the full time of one READ or atomic (post to completion).
+     *
+     * @param bytes        message size.
+     * @param operationsNs one value per timed operation, in nanoseconds.
+     * @return the row.
+     * @throws IllegalArgumentException if the histogram is empty.
+     */
+    public static LatencyStats fromOperations(final int bytes, final Histogram operationsNs)
+    {
+        return from(bytes, operationsNs, 1.0);
+    }
+
+    private static LatencyStats from(final int bytes, final Histogram samplesNs, final double divisor)
+    {
+        final long count = samplesNs.getTotalCount();
         if (0 == count)
         {
             throw new IllegalArgumentException("no round trips recorded");
@@ -46,12 +65,12 @@ public record LatencyStats(
         return new LatencyStats(
             bytes,
             count,
-            roundTripsNs.getMinValue() / 2.0,
-            roundTripsNs.getMaxValue() / 2.0,
-            roundTripsNs.getValueAtPercentile(50.0) / 2.0,
-            roundTripsNs.getMean() / 2.0,
-            roundTripsNs.getStdDeviation() / 2.0,
-            roundTripsNs.getValueAtPercentile(99.0) / 2.0,
-            roundTripsNs.getValueAtPercentile(99.9) / 2.0);
+            samplesNs.getMinValue() / divisor,
+            samplesNs.getMaxValue() / divisor,
+            samplesNs.getValueAtPercentile(50.0) / divisor,
+            samplesNs.getMean() / divisor,
+            samplesNs.getStdDeviation() / divisor,
+            samplesNs.getValueAtPercentile(99.0) / divisor,
+            samplesNs.getValueAtPercentile(99.9) / divisor);
     }
 }

@@ -13,6 +13,8 @@ import io.verbs4j.bench.spi.TestKind;
  * @param warmup      untimed iterations per size.
  * @param window      messages per window (bandwidth).
  * @param javaVersion the initiator's {@code java.vm.version}.
+ * @param method      how the transport measures this test ({@link io.verbs4j.bench.spi.TransportUnderTest#method}),
+ *                    or {@code null} for the harness's generic method.
  */
 public record TestHeader(
     String transport,
@@ -22,6 +24,7 @@ public record TestHeader(
     String idleMode,
     long warmup,
     int window,
-    String javaVersion)
+    String javaVersion,
+    String method)
 {
 }

@@ -35,12 +35,14 @@ public final class TextResultSink implements ResultSink
         if (TestKind.BANDWIDTH == header.kind())
         {
             out.println(pair("TX depth", Integer.toString(header.window()), "Java", header.javaVersion()));
-            out.println(" Method          : windows of TX depth msgs, each acked by the receiver; GB/s = 1e9 B/s");
+            out.println(" Method          : " + (null != header.method() ? header.method() :
+                "windows of TX depth msgs, each acked by the receiver") + "; GB/s = 1e9 B/s");
         }
         else
         {
             out.println(pair("Java", header.javaVersion(), "Timer", "System.nanoTime"));
-            out.println(" Method          : ping-pong, latency = round trip / 2, t_typical = median");
+            out.println(" Method          : " + (null != header.method() ? header.method() :
+                "ping-pong, latency = round trip / 2") + ", t_typical = median");
         }
         out.println(" Description     : " + header.description());
         out.println(PerftestFormat.RESULT_LINE);

@@ -131,10 +131,10 @@ public final class InProcessSession implements AutoCloseable
     }
 
     /**
-     * Closes the initiator, then stops the responder. Never throws.
+     * Closes only the initiator (idempotent), e.g. so that a one-sided responder, which serves until its peer
+     * disconnects, can finish by itself before {@link #awaitResponder(long)}. Never throws.
      */
-    @Override
-    public void close()
+    public void closeInitiator()
     {
         try
         {
@@ -144,6 +144,15 @@ public final class InProcessSession implements AutoCloseable
         {
             // Initiators do not throw from close(); the responder must be stopped regardless.
         }
+    }
+
+    /**
+     * Closes the initiator, then stops the responder. Never throws.
+     */
+    @Override
+    public void close()
+    {
+        closeInitiator();
         stop(responder, responderThread);
     }
 

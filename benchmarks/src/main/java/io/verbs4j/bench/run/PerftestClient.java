@@ -70,7 +70,8 @@ public final class PerftestClient
             WaitLoop.modeName(plan.busyPoll()),
             plan.warmup(),
             plan.window(),
-            System.getProperty("java.vm.version")));
+            System.getProperty("java.vm.version"),
+            transport.method(plan.kind())));
         final List<Integer> skipped = new ArrayList<>();
         int failures = 0;
         for (final int size : plan.sizes())
@@ -161,7 +162,8 @@ public final class PerftestClient
             try (PingPongInitiator initiator =
                 ((PingPongTransport)transport).connectPingPong(spec, peerHost, endpoint))
             {
-                sink.latency(SessionRunner.runLatency(initiator, spec));
+                sink.latency(SessionRunner.runLatency(
+                    initiator, spec, ((PingPongTransport)transport).halvesRoundTrip()));
             }
         }
         else

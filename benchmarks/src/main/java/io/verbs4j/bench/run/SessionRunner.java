@@ -34,6 +34,24 @@ public final class SessionRunner
     public static LatencyStats runLatency(final PingPongInitiator initiator, final SessionSpec spec)
         throws IOException, TimeoutException
     {
+        return runLatency(initiator, spec, true);
+    }
+
+    /**
+     * Runs warm-up then timed operations, timing each with {@link System#nanoTime()}.
+     *
+     * @param initiator connected initiator.
+     * @param spec      the session.
+     * @param halve     {@code true}: report half of each round trip (ping-pong); {@code false}: the whole
+     *                  operation (READ, atomics); see {@code PingPongTransport.halvesRoundTrip()}.
+     * @return the latency row.
+     * @throws IOException      on a transport failure.
+     * @throws TimeoutException if the peer stopped answering.
+     */
+    public static LatencyStats runLatency(
+        final PingPongInitiator initiator, final SessionSpec spec, final boolean halve)
+        throws IOException, TimeoutException
+    {
         for (long i = 0, warmup = spec.warmup(); i < warmup; i++)
         {
             initiator.roundTrip();
@@ -45,7 +63,9 @@ public final class SessionRunner
             initiator.roundTrip();
             Histograms.record(roundTripsNs, System.nanoTime() - startNs);
         }
-        return LatencyStats.fromRoundTrips(spec.messageBytes(), roundTripsNs);
+        return halve ?
+            LatencyStats.fromRoundTrips(spec.messageBytes(), roundTripsNs) :
+            LatencyStats.fromOperations(spec.messageBytes(), roundTripsNs);
     }
 
     /**

@@ -1,11 +1,13 @@
 package io.verbs4j.bench.run;
 
 import io.verbs4j.bench.baseline.MemcpyTransport;
+import io.verbs4j.bench.baseline.NettyTransport;
 import io.verbs4j.bench.baseline.NioTransport;
 import io.verbs4j.bench.baseline.ShmCacheLineTransport;
 import io.verbs4j.bench.baseline.ShmRingTransport;
 import io.verbs4j.bench.baseline.SocketTransport;
 import io.verbs4j.bench.spi.TransportUnderTest;
+import io.verbs4j.bench.verbs.VerbsTransport;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,8 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The transports the perftest tool knows, by name, in report order. Verbs transports are added here (one line
- * each) once the verbs API exists; both peers must have the same registry.
+ * The transports the perftest tool knows, by name, in report order; both peers must have the same registry.
  */
 public final class TransportRegistry
 {
@@ -38,16 +39,20 @@ public final class TransportRegistry
     }
 
     /**
-     * The standard registry: all baselines.
+     * The standard registry: the verbs transports of the shm and tcp providers ({@code shm-write}, {@code shm-read},
+     * {@code shm-send}, {@code shm-atomic}, {@code shm-atomic-cas}, the same for tcp), then all baselines.
      *
      * @return a new registry.
      */
     public static TransportRegistry standard()
     {
         final List<TransportUnderTest> transports = new ArrayList<>();
+        transports.addAll(VerbsTransport.all("shm"));
+        transports.addAll(VerbsTransport.all("tcp"));
         transports.add(new SocketTransport());
         transports.add(new NioTransport(false));
         transports.add(new NioTransport(true));
+        transports.add(new NettyTransport());
         transports.add(new ShmCacheLineTransport());
         transports.add(new ShmRingTransport());
         transports.add(new MemcpyTransport());

@@ -21,4 +21,17 @@ public interface PingPongTransport extends TransportUnderTest
      * @throws IOException if the connection cannot be made.
      */
     PingPongInitiator connectPingPong(SessionSpec spec, String peerHost, String endpoint) throws IOException;
+
+    /**
+     * How a timed {@link PingPongInitiator#roundTrip()} becomes a latency row. Ping-pong tests (perftest's
+     * {@code ib_write_lat}, {@code ib_send_lat}) report half the round trip; one-sided operations whose initiator
+     * waits for its own completion ({@code ib_read_lat}, {@code ib_atomic_lat}) report the full time of one
+     * operation.
+     *
+     * @return {@code true} (the default) to halve each sample, {@code false} to report it whole.
+     */
+    default boolean halvesRoundTrip()
+    {
+        return true;
+    }
 }

@@ -55,4 +55,16 @@ public interface TransportUnderTest
      * @throws java.io.IOException if resources cannot be set up.
      */
     Responder openResponder(SessionSpec spec, String bindAddress) throws java.io.IOException;
+
+    /**
+     * How this transport measures a test, one line for the report banner, e.g. which verb, signalling and polling
+     * it uses. {@code null} (the default) prints the harness's generic method line.
+     *
+     * @param kind latency or bandwidth.
+     * @return the method line, or {@code null}.
+     */
+    default String method(TestKind kind)
+    {
+        return null;
+    }
 }

@@ -17,7 +17,7 @@ class JsonLinesResultSinkTest
         final StringWriter text = new StringWriter();
         final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
 
-        sink.begin(new TestHeader("nio", "d", TestKind.BANDWIDTH, "127.0.0.1", "busy-poll", 5, 128, "17"));
+        sink.begin(new TestHeader("nio", "d", TestKind.BANDWIDTH, "127.0.0.1", "busy-poll", 5, 128, "17", null));
         sink.bandwidth(new BandwidthStats(4096, 5000, 2.5, 2.0, 0.48828125));
         sink.end();
 
@@ -35,7 +35,7 @@ class JsonLinesResultSinkTest
         final StringWriter text = new StringWriter();
         final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
 
-        sink.begin(new TestHeader("shm-cacheline", "d", TestKind.LATENCY, "p", "backoff", 0, 1, "17"));
+        sink.begin(new TestHeader("shm-cacheline", "d", TestKind.LATENCY, "p", "backoff", 0, 1, "17", null));
         sink.latency(new LatencyStats(8, 10, 150, 300, 162.5, 170, 10, 250, 300));
 
         final String line = text.toString();

@@ -51,7 +51,8 @@ class PerftestFormatTest
         final StringWriter text = new StringWriter();
         final TextResultSink sink = new TextResultSink(new PrintWriter(text));
 
-        sink.begin(new TestHeader("socket", "plain sockets", TestKind.LATENCY, "127.0.0.1", "backoff", 10, 1, "17"));
+        sink.begin(new TestHeader(
+            "socket", "plain sockets", TestKind.LATENCY, "127.0.0.1", "backoff", 10, 1, "17", null));
         sink.latency(new LatencyStats(8, 100, 1_000, 2_000, 1_500, 1_500, 100, 1_900, 2_000));
         sink.note("sizes not supported, skipped: [4]");
         sink.end();

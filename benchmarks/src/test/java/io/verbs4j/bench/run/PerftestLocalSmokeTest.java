@@ -12,13 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The whole local mode: a child JVM as responder, the control protocol, every baseline, both output formats.
+ * The whole local mode: a child JVM as responder, the control protocol, every transport, both output formats.
  */
 @Timeout(60)
 class PerftestLocalSmokeTest
 {
     @Test
-    void shouldRunAllBaselinesAgainstAChildJvm()
+    void shouldRunEveryTransportAgainstAChildJvm()
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
@@ -31,11 +31,11 @@ class PerftestLocalSmokeTest
 
         assertEquals(0, code, () -> out + "\n" + err);
         final String json = out.toString();
-        for (final String transport : new String[] { "socket", "nio", "nio-poll", "shm-cacheline" })
+        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-cacheline", "shm-write", "tcp-send" })
         {
             assertTrue(json.contains("{\"type\":\"latency\",\"transport\":\"" + transport + "\""), json);
         }
-        for (final String transport : new String[] { "socket", "nio", "nio-poll", "shm-memcpy", "memcpy" })
+        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-memcpy", "memcpy", "shm-read", "tcp-write" })
         {
             assertTrue(json.contains("{\"type\":\"bandwidth\",\"transport\":\"" + transport + "\""), json);
         }

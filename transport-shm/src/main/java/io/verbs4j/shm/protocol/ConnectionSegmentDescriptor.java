@@ -12,23 +12,23 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  +---------------------------------------------------------------+
  *  |                SegmentHeader (magic V4JC, connector)          |    0
  *  +---------------------------------------------------------------+
- *  |                      Ring capacity                            |   32
+ *  |                      Ring capacity                            |   40
  *  +---------------------------------------------------------------+
- *  |  Handshake state: PENDING / ACCEPTED / REJECTED / ABANDONED   |   36  (CAS by either side)
+ *  |  Handshake state: PENDING / ACCEPTED / REJECTED / ABANDONED   |   44  (CAS by either side)
  *  +---------------------------------------------------------------+
- *  |                     Connector QP number                       |   40
+ *  |                     Connector QP number                       |   48
  *  +---------------------------------------------------------------+
- *  |                      Acceptor QP number                       |   44
+ *  |                      Acceptor QP number                       |   52
  *  +---------------------------------------------------------------+
- *  |                  Acceptor PID (64 bits)                       |   48
+ *  |                  Acceptor PID (64 bits)                       |   56
  *  +---------------------------------------------------------------+
- *  |                Acceptor device id (64 bits)                   |   56
+ *  |                Acceptor device id (64 bits)                   |   64
  *  +---------------------------------------------------------------+
- *  |              Acceptor QP's PD id (64 bits)                    |   64
+ *  |              Acceptor QP's PD id (64 bits)                    |   72
  *  +---------------------------------------------------------------+
- *  |              Connector QP's PD id (64 bits)                   |   72
+ *  |              Connector QP's PD id (64 bits)                   |   80
  *  +---------------------------------------------------------------+
- *  |            Response private data / reason length              |   80
+ *  |            Response private data / reason length              |   88
  *  +---------------------------------------------------------------+
  *  |                          ...                                  |
  *  +---------------------------------------------------------------+
@@ -42,7 +42,13 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  +---------------------------------------------------------------+
  *  |   Ring 1 -> 0: Agrona OneToOneRingBuffer (capacity + trailer) |
  *  +---------------------------------------------------------------+
+ *  |   Staging area of side 0 (ring capacity bytes)                |
+ *  +---------------------------------------------------------------+
+ *  |   Staging area of side 1 (ring capacity bytes)                |
+ *  +---------------------------------------------------------------+
  * </pre>
+ * A side's staging area receives the answers to the served READ and atomic requests it sends (one at a time): the
+ * peer writes them, then acknowledges the request's MSN. Pages are only touched when used.
  * Control block of a side (acknowledgements for the messages it received, and its state):
  * <pre>
  *  +---------------------------------------------------------------+
@@ -149,10 +155,29 @@ public final class ConnectionSegmentDescriptor
 
     /**
      * @param ringCapacity capacity of each ring.
+     * @return length of each side's staging area.
+     */
+    public static int stagingLength(final int ringCapacity)
+    {
+        return ringCapacity;
+    }
+
+    /**
+     * @param ringCapacity capacity of each ring.
+     * @param side         the side whose requests are answered there.
+     * @return offset of that side's staging area.
+     */
+    public static int stagingOffset(final int ringCapacity, final int side)
+    {
+        return RINGS_OFFSET + 2 * ringLength(ringCapacity) + side * stagingLength(ringCapacity);
+    }
+
+    /**
+     * @param ringCapacity capacity of each ring.
      * @return the segment length.
      */
     public static int length(final int ringCapacity)
     {
-        return RINGS_OFFSET + 2 * ringLength(ringCapacity);
+        return RINGS_OFFSET + 2 * ringLength(ringCapacity) + 2 * stagingLength(ringCapacity);
     }
 }

@@ -9,11 +9,11 @@ import org.agrona.BitUtil;
  *  +---------------------------------------------------------------+
  *  |                SegmentHeader (magic V4JD)                     |  0
  *  +---------------------------------------------------------------+
- *  |       Flags (bit 0: heartbeat kept by a progress agent)       | 32
+ *  |       Flags (bit 0: heartbeat kept by a progress agent)       | 40
  *  +---------------------------------------------------------------+
- *  |                 Region table capacity (entries)               | 36
+ *  |                 Region table capacity (entries)               | 44
  *  +---------------------------------------------------------------+
- *  |                   Closed (1 once the device closed)           | 40
+ *  |                   Closed (1 once the device closed)           | 48
  *  +---------------------------------------------------------------+
  *  |                         ... padding ...                       |
  *  +---------------------------------------------------------------+

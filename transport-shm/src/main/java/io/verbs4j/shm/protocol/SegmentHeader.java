@@ -3,7 +3,8 @@ package io.verbs4j.shm.protocol;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The first 32 bytes of every segment file: what it is, which layout version, who owns it.
+ * The first 40 bytes of every segment file: what it is, which layout version, who owns it (process id and process
+ * start time, so that a reused PID is not taken for the owner).
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -22,13 +23,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  +---------------------------------------------------------------+
  *  |                          Reserved                             | 28
  *  +---------------------------------------------------------------+
+ *  |      Owner process start time, epoch ms (64 bits; 0 unknown)  | 32
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
  * </pre>
  * A reader checks magic, version and ready before trusting anything else in the segment.
  */
 public final class SegmentHeader
 {
     /** Current layout version of every shm segment and record; bumped on any layout change. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Magic of a device segment ("V4JD"). */
     public static final int MAGIC_DEVICE = 0x56344A44;
     /** Magic of a connection segment ("V4JC"). */
@@ -48,8 +52,10 @@ public final class SegmentHeader
     public static final int DEVICE_ID_OFFSET = 16;
     /** Offset of the ready flag. */
     public static final int READY_OFFSET = 24;
+    /** Offset of the owner process's start time (epoch milliseconds, 0 if unknown). */
+    public static final int START_TIME_OFFSET = 32;
     /** Length of the header. */
-    public static final int LENGTH = 32;
+    public static final int LENGTH = 40;
 
     private SegmentHeader()
     {
@@ -62,13 +68,16 @@ public final class SegmentHeader
      * @param magic    its kind.
      * @param pid      owner process.
      * @param deviceId owner device.
+     * @param startTimeMs owner process start time (epoch ms), 0 if unknown.
      */
-    public static void write(final UnsafeBuffer buffer, final int magic, final long pid, final long deviceId)
+    public static void write(
+        final UnsafeBuffer buffer, final int magic, final long pid, final long deviceId, final long startTimeMs)
     {
         buffer.putInt(MAGIC_OFFSET, magic);
         buffer.putInt(VERSION_OFFSET, VERSION);
         buffer.putLong(PID_OFFSET, pid);
         buffer.putLong(DEVICE_ID_OFFSET, deviceId);
+        buffer.putLong(START_TIME_OFFSET, startTimeMs);
         buffer.putIntRelease(READY_OFFSET, READY);
     }
 

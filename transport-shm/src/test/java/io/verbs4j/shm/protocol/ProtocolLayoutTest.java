@@ -19,13 +19,14 @@ class ProtocolLayoutTest
     @Test
     void shouldPinSegmentHeader()
     {
-        assertEquals(1, SegmentHeader.VERSION);
+        assertEquals(2, SegmentHeader.VERSION);
         assertEquals(0, SegmentHeader.MAGIC_OFFSET);
         assertEquals(4, SegmentHeader.VERSION_OFFSET);
         assertEquals(8, SegmentHeader.PID_OFFSET);
         assertEquals(16, SegmentHeader.DEVICE_ID_OFFSET);
         assertEquals(24, SegmentHeader.READY_OFFSET);
-        assertEquals(32, SegmentHeader.LENGTH);
+        assertEquals(32, SegmentHeader.START_TIME_OFFSET);
+        assertEquals(40, SegmentHeader.LENGTH);
     }
 
     @Test
@@ -33,7 +34,8 @@ class ProtocolLayoutTest
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
         assertNotNull(SegmentHeader.check(buffer, SegmentHeader.MAGIC_DEVICE));
-        SegmentHeader.write(buffer, SegmentHeader.MAGIC_DEVICE, 123, 456);
+        SegmentHeader.write(buffer, SegmentHeader.MAGIC_DEVICE, 123, 456, 789);
+        assertEquals(789, buffer.getLong(SegmentHeader.START_TIME_OFFSET));
         assertNull(SegmentHeader.check(buffer, SegmentHeader.MAGIC_DEVICE));
         assertNotNull(SegmentHeader.check(buffer, SegmentHeader.MAGIC_LISTENER));
         buffer.putInt(SegmentHeader.VERSION_OFFSET, 99);
@@ -43,9 +45,9 @@ class ProtocolLayoutTest
     @Test
     void shouldPinDeviceSegmentAndRegionEntries()
     {
-        assertEquals(32, DeviceSegmentDescriptor.FLAGS_OFFSET);
-        assertEquals(36, DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET);
-        assertEquals(40, DeviceSegmentDescriptor.CLOSED_OFFSET);
+        assertEquals(40, DeviceSegmentDescriptor.FLAGS_OFFSET);
+        assertEquals(44, DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET);
+        assertEquals(48, DeviceSegmentDescriptor.CLOSED_OFFSET);
         assertEquals(128, DeviceSegmentDescriptor.HEARTBEAT_OFFSET);
         assertEquals(256, DeviceSegmentDescriptor.TABLE_OFFSET);
         assertEquals(256 + 64 * 3, DeviceSegmentDescriptor.entryOffset(3));
@@ -75,15 +77,15 @@ class ProtocolLayoutTest
     @Test
     void shouldPinConnectionSegment()
     {
-        assertEquals(32, ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET);
-        assertEquals(36, ConnectionSegmentDescriptor.STATE_OFFSET);
-        assertEquals(40, ConnectionSegmentDescriptor.CONNECTOR_QPN_OFFSET);
-        assertEquals(44, ConnectionSegmentDescriptor.ACCEPTOR_QPN_OFFSET);
-        assertEquals(48, ConnectionSegmentDescriptor.ACCEPTOR_PID_OFFSET);
-        assertEquals(56, ConnectionSegmentDescriptor.ACCEPTOR_DEVICE_ID_OFFSET);
-        assertEquals(64, ConnectionSegmentDescriptor.ACCEPTOR_PD_ID_OFFSET);
-        assertEquals(72, ConnectionSegmentDescriptor.CONNECTOR_PD_ID_OFFSET);
-        assertEquals(80, ConnectionSegmentDescriptor.RESPONSE_LENGTH_OFFSET);
+        assertEquals(40, ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET);
+        assertEquals(44, ConnectionSegmentDescriptor.STATE_OFFSET);
+        assertEquals(48, ConnectionSegmentDescriptor.CONNECTOR_QPN_OFFSET);
+        assertEquals(52, ConnectionSegmentDescriptor.ACCEPTOR_QPN_OFFSET);
+        assertEquals(56, ConnectionSegmentDescriptor.ACCEPTOR_PID_OFFSET);
+        assertEquals(64, ConnectionSegmentDescriptor.ACCEPTOR_DEVICE_ID_OFFSET);
+        assertEquals(72, ConnectionSegmentDescriptor.ACCEPTOR_PD_ID_OFFSET);
+        assertEquals(80, ConnectionSegmentDescriptor.CONNECTOR_PD_ID_OFFSET);
+        assertEquals(88, ConnectionSegmentDescriptor.RESPONSE_LENGTH_OFFSET);
         assertEquals(128, ConnectionSegmentDescriptor.CONTROL_0_OFFSET);
         assertEquals(256, ConnectionSegmentDescriptor.CONTROL_1_OFFSET);
         assertEquals(384, ConnectionSegmentDescriptor.RESPONSE_OFFSET);
@@ -100,7 +102,11 @@ class ProtocolLayoutTest
         final int ringLength = capacity + RingBufferDescriptor.TRAILER_LENGTH;
         assertEquals(4608, ConnectionSegmentDescriptor.ringOffset(capacity, 0));
         assertEquals(4608 + ringLength, ConnectionSegmentDescriptor.ringOffset(capacity, 1));
-        assertEquals(4608 + 2 * ringLength, ConnectionSegmentDescriptor.length(capacity));
+        assertEquals(capacity, ConnectionSegmentDescriptor.stagingLength(capacity));
+        assertEquals(4608 + 2 * ringLength, ConnectionSegmentDescriptor.stagingOffset(capacity, 0));
+        assertEquals(4608 + 2 * ringLength + capacity, ConnectionSegmentDescriptor.stagingOffset(capacity, 1));
+        assertEquals(4608 + 2 * ringLength + 2 * capacity, ConnectionSegmentDescriptor.length(capacity));
+        assertEquals(0, ConnectionSegmentDescriptor.stagingOffset(capacity, 0) % BitUtil.CACHE_LINE_LENGTH);
         assertEquals(0, ConnectionSegmentDescriptor.ringOffset(capacity, 1) % BitUtil.CACHE_LINE_LENGTH);
     }
 
@@ -118,6 +124,14 @@ class ProtocolLayoutTest
         assertEquals(8, FrameDescriptor.SOURCE_OFFSET_OFFSET);
         assertEquals(16, FrameDescriptor.SOURCE_LENGTH_OFFSET);
         assertEquals(24, FrameDescriptor.SOURCE_LENGTH);
+        assertEquals(24, FrameDescriptor.REQUEST_RKEY_OFFSET);
+        assertEquals(28, FrameDescriptor.REQUEST_OPCODE_OFFSET);
+        assertEquals(32, FrameDescriptor.REQUEST_ADDRESS_OFFSET);
+        assertEquals(40, FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET);
+        assertEquals(48, FrameDescriptor.REQUEST_SWAP_OFFSET);
+        assertEquals(56, FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
+        assertEquals(FrameDescriptor.REQUEST_PAYLOAD_OFFSET, FrameDescriptor.REQUEST_HEADER_LENGTH);
+        assertEquals(0, FrameDescriptor.REQUEST_PAYLOAD_OFFSET % 8, "payloads stay 8-byte aligned");
         assertEquals(0, ConnectRequestDescriptor.VERSION_OFFSET);
         assertEquals(4, ConnectRequestDescriptor.QPN_OFFSET);
         assertEquals(8, ConnectRequestDescriptor.PID_OFFSET);
@@ -125,8 +139,8 @@ class ProtocolLayoutTest
         assertEquals(24, ConnectRequestDescriptor.CONNECTION_ID_OFFSET);
         assertEquals(32, ConnectRequestDescriptor.PRIVATE_DATA_LENGTH_OFFSET);
         assertEquals(40, ConnectRequestDescriptor.PRIVATE_DATA_OFFSET);
-        assertEquals(32, ListenerSegmentDescriptor.RING_CAPACITY_OFFSET);
-        assertEquals(36, ListenerSegmentDescriptor.CLOSED_OFFSET);
+        assertEquals(40, ListenerSegmentDescriptor.RING_CAPACITY_OFFSET);
+        assertEquals(44, ListenerSegmentDescriptor.CLOSED_OFFSET);
         assertEquals(128, ListenerSegmentDescriptor.RING_OFFSET);
     }
 }
