@@ -745,7 +745,7 @@ public final class Communicator implements AutoCloseable
             }
             LockSupport.parkNanos(100_000);
         }
-        links.breakAll();
+        links.breakAll(null == engine.failure() ? rank : engine.failure().peer());
         failQueued(new CollectiveException(CollectiveException.Reason.ABORTED, rank, -1,
             "rank " + rank + ": communicator aborted before this call ran", null));
         closed = true;

@@ -237,7 +237,7 @@ public final class CollectiveEngine implements AutoCloseable
         if (null == failure)
         {
             failure = ex;
-            links.breakAll();
+            links.breakAll(ex.peer());
         }
     }
 

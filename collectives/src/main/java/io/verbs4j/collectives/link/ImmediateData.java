@@ -9,6 +9,8 @@ package io.verbs4j.collectives.link;
  *  +-----+--------------+-----------------------------------------------+
  *  kind 0 DATA   : slot = message sequence mod 64 (checked by the receiver), value = payload length in bytes
  *  kind 1 CREDIT : slot = 0, value = number of inbox slots the sender of this message has freed
+ *  kind 2 ABORT  : slot = 0, value = 1 + the rank the sender blames for its failure (0: none); the sender closes
+ *                  the connection right after, so the receiver can name the root cause instead of the messenger
  * </pre>
  * DATA is a write of the payload into the receiver's inbox slot {@code seq mod slots}; CREDIT is a 0-byte write.
  * The protocol version lives in the connection handshake ({@link Handshake#VERSION}).
@@ -19,6 +21,8 @@ public final class ImmediateData
     public static final int KIND_DATA = 0;
     /** Credit return. */
     public static final int KIND_CREDIT = 1;
+    /** Failure notice. */
+    public static final int KIND_ABORT = 2;
     /** Bit position of the kind. */
     public static final int KIND_SHIFT = 30;
     /** Bit position of the slot number. */
@@ -51,6 +55,15 @@ public final class ImmediateData
     public static int credit(final int credits)
     {
         return (KIND_CREDIT << KIND_SHIFT) | credits;
+    }
+
+    /**
+     * @param culprit the rank blamed, or -1.
+     * @return the immediate of an ABORT notice.
+     */
+    public static int abort(final int culprit)
+    {
+        return (KIND_ABORT << KIND_SHIFT) | (culprit + 1);
     }
 
     /** @param imm immediate. @return its kind. */

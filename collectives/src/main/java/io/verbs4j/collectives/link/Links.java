@@ -31,8 +31,13 @@ public interface Links
     /** @return why, or null. */
     String failureReason();
 
-    /** Moves every link to ERROR so that peers notice this rank's failure at once; keeps the memory. */
-    void breakAll();
+    /**
+     * Tells every peer that this rank failed (naming the rank it blames) and closes every connection, so that peers
+     * fail at once instead of at their timeouts; keeps the memory.
+     *
+     * @param culprit the rank blamed for the failure, or -1.
+     */
+    void breakAll(int culprit);
 
     /** Releases everything (queue pairs, regions, devices). Idempotent. */
     void close();

@@ -45,7 +45,7 @@ public final class SoloLinks implements Links
     }
 
     /** {@inheritDoc} */
-    public void breakAll()
+    public void breakAll(final int culprit)
     {
     }
 

@@ -18,6 +18,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 public final class VerbsLinks implements Links, CompletionHandler
 {
     private static final int POLL_LIMIT = 64;
+    private static final long NOTICE_GRACE_NS = 20_000_000L;
 
     /** One opened device with what the links on it share. */
     public static final class DeviceSlot
@@ -199,8 +200,28 @@ public final class VerbsLinks implements Links, CompletionHandler
     }
 
     /** {@inheritDoc} */
-    public void breakAll()
+    public void breakAll(final int culprit)
     {
+        int notices = 0;
+        for (final VerbsPeerLink link : linkList)
+        {
+            if (null != link && link.postAbortNotice(culprit))
+            {
+                notices++;
+            }
+        }
+        if (notices > 0)
+        {
+            // give the notices a moment to leave before the connections close (bounded; setup path)
+            final long deadline = System.nanoTime() + NOTICE_GRACE_NS;
+            while (System.nanoTime() - deadline < 0)
+            {
+                if (0 == poll())
+                {
+                    Thread.yield();
+                }
+            }
+        }
         for (final VerbsPeerLink link : linkList)
         {
             if (null != link)

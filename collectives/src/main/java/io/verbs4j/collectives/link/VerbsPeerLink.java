@@ -338,7 +338,26 @@ public final class VerbsPeerLink implements PeerLink
             fail("re-posting a receive refused: " + QueuePair.describe(rc));
             return;
         }
-        if (ImmediateData.KIND_DATA == ImmediateData.kind(imm))
+        final int kind = ImmediateData.kind(imm);
+        if (ImmediateData.KIND_ABORT == kind)
+        {
+            final int culprit = ImmediateData.value(imm) - 1;
+            failed = true;
+            if (culprit < 0 || culprit == peer)
+            {
+                owner.onLinkFailure(peer, "rank " + peer + " aborted the communicator");
+            }
+            else if (culprit == owner.rank())
+            {
+                owner.onLinkFailure(peer, "rank " + peer + " gave up waiting for this rank and aborted");
+            }
+            else
+            {
+                owner.onLinkFailure(culprit, "rank " + peer + " reported that rank " + culprit + " failed");
+            }
+            return;
+        }
+        if (ImmediateData.KIND_DATA == kind)
         {
             if (ImmediateData.slot(imm) != (int)(arrivedSeq & ImmediateData.SLOT_MASK))
             {
@@ -375,6 +394,22 @@ public final class VerbsPeerLink implements PeerLink
             failed = true;
             owner.onLinkFailure(peer, reason);
         }
+    }
+
+    /**
+     * Posts a failure notice (best effort).
+     *
+     * @param culprit the rank blamed, or -1.
+     * @return true if posted.
+     */
+    boolean postAbortNotice(final int culprit)
+    {
+        if (failed || qp.sendQueueFree() <= 0)
+        {
+            return false;
+        }
+        credit.flags(SendRequest.SIGNALED).immediateData(ImmediateData.abort(culprit));
+        return QueuePair.OK == qp.postSend(credit);
     }
 
     /** Closes the queue pair (the peer's goes to ERROR). */

@@ -258,7 +258,7 @@ public final class MemoryLinks implements Links
     }
 
     /** {@inheritDoc} */
-    public void breakAll()
+    public void breakAll(final int culprit)
     {
         mesh.kill(rank);
     }
