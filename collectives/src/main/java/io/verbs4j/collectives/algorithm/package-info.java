@@ -1,0 +1,5 @@
+/**
+ * Internal: the algorithms, one class each, written in the blocking primitives of {@link
+ * io.verbs4j.collectives.algorithm.Steps}, with the cost model and its calibration.
+ */
+package io.verbs4j.collectives.algorithm;

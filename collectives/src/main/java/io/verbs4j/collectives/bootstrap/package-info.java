@@ -1,0 +1,2 @@
+/** Internal: rendezvous, per-peer transport choice and the full mesh of queue pairs of a communicator. */
+package io.verbs4j.collectives.bootstrap;
