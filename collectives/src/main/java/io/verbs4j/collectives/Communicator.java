@@ -74,6 +74,7 @@ public final class Communicator implements AutoCloseable
     private final AtomicInteger owner = new AtomicInteger();
     private final AtomicLong completed = new AtomicLong();
     private final List<Device> extraDevices = new ArrayList<>();
+    private ProtectionDomain soloPd;
     private long submitted;
     private int poolCursor;
     private int splits;
@@ -248,8 +249,11 @@ public final class Communicator implements AutoCloseable
             }
             extraDevices.add(Verbs.open(name));
         }
-        final Device device = extraDevices.get(0);
-        return device.allocateProtectionDomain();
+        if (null == soloPd)
+        {
+            soloPd = extraDevices.get(0).allocateProtectionDomain();
+        }
+        return soloPd;
     }
 
     // ---------------------------------------------------------------- blocking operations

@@ -9,7 +9,7 @@ import io.verbs4j.collectives.types.DataType;
  * Pipelined ring AllGather: rank {@code r}'s block lands at {@code recv[r * block]} everywhere. Blocks are cut into
  * slot-sized pieces; for each piece index the ring runs its {@code n-1} steps, so pieces pipeline around the ring.
  * <pre>
- *   setup          : copy own block send → recv (skipped in place)
+ *   setup          : copy own block send → recv (a no-op in place)
  *   per piece k    :
  *     step 0       : send   own block's piece k to the right
  *     steps 1..n-2 : recvCopySend block of rankAt(p-j), piece k
@@ -52,10 +52,7 @@ public final class RingAllGather
         final int es = type.sizeBytes();
         final long blockBytes = countPerRank * es;
         final long own = rank * blockBytes;
-        if (!send.sameStart(recv) || 0 != own)
-        {
-            DataMover.copy(recv, own, send, 0, blockBytes);
-        }
+        DataMover.copy(recv, own, send, 0, blockBytes);     // a no-op in place (same address)
         final int piece = steps.pieceBytes(type);
         for (long off = 0; off < blockBytes; off += piece)
         {
