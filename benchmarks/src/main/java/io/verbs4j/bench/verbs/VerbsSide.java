@@ -35,7 +35,8 @@ import java.util.concurrent.TimeoutException;
  * READs fetch the peer's send area into the local recv area; atomics target the peer's word at offset 0 and return
  * the old value into the local word at offset 0.
  * <p>
- * Idle settings: {@code busyPoll} maps to the device idle strategy {@code spin} (else {@code backoff}) and, on tcp,
+ * Idle settings: {@code busyPoll} maps to the device idle strategy {@code spin} (else {@code backoff}), no device
+ * progress thread (the loop's own polling drives progress) and, on tcp,
  * to {@code verbs4j.tcp.mode=poll} (else {@code event}). Single-threaded after set-up.
  */
 final class VerbsSide implements AutoCloseable
@@ -106,7 +107,10 @@ final class VerbsSide implements AutoCloseable
 
     private static DeviceContext context(final String provider, final boolean busyPoll, final String bindAddress)
     {
-        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff");
+        // Busy-polling loops poll the CQ all the time, which drives the provider's progress: a spinning progress
+        // agent beside them would only take a core away (two processes x two spinners on a 2-core machine).
+        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff")
+            .progressThread(!busyPoll);
         if ("tcp".equals(provider))
         {
             context.property(TcpConfiguration.MODE_PROP_NAME, busyPoll ? "poll" : "event");
