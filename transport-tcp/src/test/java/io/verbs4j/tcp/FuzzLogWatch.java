@@ -89,7 +89,7 @@ final class FuzzLogWatch extends Handler
     {
         return cause.startsWith("java.io.IOException") || cause.startsWith("java.net.SocketException") ||
             cause.startsWith("io.netty.channel.unix.Errors$NativeIoException") ||
-            cause.startsWith("java.nio.channels.ClosedChannelException");
+            cause.contains("ClosedChannelException"); // java.nio's, or Netty's StacklessClosedChannelException
     }
 
     @Override
