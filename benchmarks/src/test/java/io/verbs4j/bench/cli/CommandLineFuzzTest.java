@@ -127,7 +127,9 @@ class CommandLineFuzzTest
                 }
                 catch (final CommandLineOptionException ex)
                 {
-                    return CommandLine.ExitCode.USAGE; // what JmhCommand returns, after printing the message
+                    // What JmhCommand does.
+                    leaf.commandSpec().commandLine().getErr().println("verbs4j jmh: " + ex.getMessage());
+                    return CommandLine.ExitCode.USAGE;
                 }
             }
             if (command instanceof Main)
