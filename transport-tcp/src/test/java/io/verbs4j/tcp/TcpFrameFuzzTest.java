@@ -559,10 +559,16 @@ class TcpFrameFuzzTest
             healthyDst = pd.allocate(64, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             final Future<byte[]> connecting = executor.submit(() -> healthyDevice.connectionManager().connect(
                 healthyClient, listener.endpoint(), new byte[0], Duration.ofSeconds(10)));
-            listener.accept(Duration.ofSeconds(10)).accept(healthyServer, new byte[0]);
             try
             {
-                connecting.get(10, TimeUnit.SECONDS);
+                final ConnectionRequest request = listener.accept(Duration.ofSeconds(20));
+                if (null == request)
+                {
+                    connecting.get(1, TimeUnit.SECONDS); // reports why the connector failed
+                    throw new IllegalStateException("no request from the healthy connector within 20 s");
+                }
+                request.accept(healthyServer, new byte[0]);
+                connecting.get(20, TimeUnit.SECONDS);
             }
             catch (final Exception ex)
             {
