@@ -109,6 +109,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private long nextToTransmit;
     private long highWater;
     private long nextMsn;
+    /** One past the highest MSN ever put on the ring: a peer may acknowledge no further (read by progress). */
+    private volatile long trackedMsnLimit;
     private long dataWrittenPos = -1;
     private boolean stalled;
     private boolean ringFull;
@@ -188,6 +190,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         nextToTransmit = sendQueue().posted();
         highWater = nextToTransmit;
         nextMsn = 0;
+        trackedMsnLimit = 0;
         dataWrittenPos = -1;
         stalled = false;
         ringFull = false;
@@ -679,6 +682,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         inflightKind[i] = kind;
         inflightArg[i] = arg;
         nextMsn = msn + 1;
+        if (msn + 1 > trackedMsnLimit)
+        {
+            // Published before the record is committed to the ring, so before the peer can acknowledge it.
+            trackedMsnLimit = msn + 1;
+        }
     }
 
     /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
@@ -915,6 +923,16 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             }
             if (broken)
             {
+                enterError();
+                return work + 1;
+            }
+            if (c.peerAckedMsn() > trackedMsnLimit)
+            {
+                // The counter is written by the peer: never trust it past what was sent (a huge value would
+                // otherwise spin this loop for ever and complete sends that were never carried out).
+                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qpNumber() + ": peer queue pair " +
+                    c.peerQpn + " acknowledged message " + c.peerAckedMsn() + " but only " + trackedMsnLimit +
+                    " were sent; connection to ERROR");
                 enterError();
                 return work + 1;
             }
