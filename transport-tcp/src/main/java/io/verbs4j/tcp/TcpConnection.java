@@ -1,6 +1,8 @@
 package io.verbs4j.tcp;
 
 import java.lang.System.Logger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -15,6 +17,10 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
@@ -30,12 +36,33 @@ import io.verbs4j.tcp.protocol.HandshakeFlyweight;
  * heartbeats and declares the peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
- * with a log line; other connections carry on. Every method but {@link #localError()} and the accept/reject calls
- * runs on the channel's event loop.
+ * with a log line; other connections carry on. Every method but {@link #localError()}, the accept/reject calls and
+ * the driver lock runs on the channel's event loop.
+ * <p>
+ * Driver lock: the connection's state (requester, responder, decoder) and the right to write to the socket belong to
+ * whoever holds it: the event loop in each of its entry points (callbacks and tasks, which spin the few
+ * microseconds a poster may hold it), or a posting thread that writes its requests straight to the socket
+ * ({@link TcpRequester#requestPump()}, epoll only) when nothing is queued in Netty's outbound buffer. Every close
+ * that this class starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as
+ * an event (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused)
+ * descriptor.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
+    private static final VarHandle DRIVER;
+
+    static
+    {
+        try
+        {
+            DRIVER = MethodHandles.lookup().findVarHandle(TcpConnection.class, "driver", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private static final int PAYLOAD_NONE = 0;
     private static final int PAYLOAD_SINK = 1;
@@ -59,7 +86,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final ByteBuf header = Unpooled.wrappedBuffer(new byte[FrameFlyweight.HEADER_LENGTH]);
     private final byte[] small = new byte[TcpConfiguration.MAX_PRIVATE_DATA_LENGTH];
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
-    private final Runnable heartbeatTask = this::onHeartbeatTick;
+    private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
+    private final TcpDirectWriter directWriter = new TcpDirectWriter();
+    @SuppressWarnings("unused")
+    private volatile int driver;
+    private volatile FileDescriptor directFd;
+    private boolean ioLocked;
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -144,6 +176,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return requester;
     }
 
+    TcpResponder responder()
+    {
+        return responder;
+    }
+
     TcpQueuePair qp()
     {
         return qp;
@@ -187,6 +224,119 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     boolean isWritable()
     {
         return ctx.channel().isWritable();
+    }
+
+    // ---------------------------------------------------------------- driver lock
+
+    /**
+     * Any thread: takes the driver lock if free.
+     *
+     * @return true if taken (release with {@link #unlockDriver()}).
+     */
+    boolean tryLockDriver()
+    {
+        return DRIVER.compareAndSet(this, 0, 1);
+    }
+
+    /** Releases the driver lock taken with {@link #tryLockDriver()}. */
+    void unlockDriver()
+    {
+        DRIVER.setRelease(this, 0);
+    }
+
+    /**
+     * Event loop: takes the driver lock for an entry point (waits out a poster's write, a few microseconds).
+     *
+     * @return true if taken by this call, false if this entry point is nested in one that holds it.
+     */
+    boolean lockIo()
+    {
+        if (ioLocked)
+        {
+            return false;
+        }
+        int spins = 0;
+        while (!DRIVER.compareAndSet(this, 0, 1))
+        {
+            if (++spins < 100)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        ioLocked = true;
+        return true;
+    }
+
+    /**
+     * Event loop: releases the lock taken by {@link #lockIo()}, then sends what a poster left for this thread.
+     *
+     * @param locked what {@link #lockIo()} returned.
+     */
+    void unlockIo(final boolean locked)
+    {
+        if (!locked)
+        {
+            return;
+        }
+        ioLocked = false;
+        DRIVER.setRelease(this, 0);
+        while (requester.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
+        {
+            ioLocked = true;
+            try
+            {
+                requester.pump();
+            }
+            finally
+            {
+                ioLocked = false;
+                DRIVER.setRelease(this, 0);
+            }
+        }
+    }
+
+    /** @return the socket for direct writes (epoll, established, not closing), or null. Driver lock held. */
+    FileDescriptor directFd()
+    {
+        return directFd;
+    }
+
+    /** A poster wrote frames straight to the socket (no heartbeat needed this tick). Driver lock held. */
+    void wroteDirect()
+    {
+        wroteSinceTick = true;
+    }
+
+    /** @return the posting thread's writer. Driver lock held. */
+    TcpDirectWriter directWriter()
+    {
+        return directWriter;
+    }
+
+    /** @return true if Netty's outbound buffer holds nothing (written or not yet flushed). Any thread. */
+    boolean outboundEmpty()
+    {
+        final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
+        return null != buffer && 0 == buffer.totalPendingWriteBytes();
+    }
+
+    private void enableDirectWrites()
+    {
+        if (configuration.directWrite() && ctx.channel() instanceof UnixChannel)
+        {
+            directFd = ((UnixChannel)ctx.channel()).fd();
+        }
+    }
+
+    /** Closes the channel from the event loop, holding the driver lock (no poster writes after this). */
+    private void closeChannel()
+    {
+        directFd = null;
+        ctx.close();
     }
 
     String peer()
@@ -358,6 +508,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
         final ByteBuf in = (ByteBuf)msg;
+        final boolean locked = lockIo();
         try
         {
             readSinceTick = true;
@@ -366,11 +517,25 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         finally
         {
             in.release();
+            unlockIo(locked);
         }
     }
 
     /** {@inheritDoc} */
     public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            onReadComplete();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void onReadComplete()
     {
         if (receivedBytes > 0)
         {
@@ -394,8 +559,35 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         if (established && ctx.channel().isWritable())
         {
-            requester.pump();
+            final boolean locked = lockIo();
+            try
+            {
+                requester.pump();
+            }
+            finally
+            {
+                unlockIo(locked);
+            }
         }
+    }
+
+    /** {@inheritDoc} */
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event)
+    {
+        if (event instanceof ChannelInputShutdownEvent)
+        {
+            // The peer closed its side (half-closure is on so that this close, too, happens under the lock).
+            final boolean locked = lockIo();
+            try
+            {
+                closeChannel();
+            }
+            finally
+            {
+                unlockIo(locked);
+            }
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     /** {@inheritDoc} */
@@ -405,12 +597,35 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
         }
-        ctx.close();
+        final boolean locked = lockIo();
+        try
+        {
+            closeChannel();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
     }
 
     /** {@inheritDoc} */
     public void channelInactive(final ChannelHandlerContext ctx)
     {
+        final boolean locked = lockIo();
+        try
+        {
+            onInactive();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    private void onInactive()
+    {
+        directFd = null;
         closed = true;
         if (null != heartbeat)
         {
@@ -442,7 +657,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             }
         }
         bufferPool.clear();
-        ctx.fireChannelInactive();
     }
 
     // ---------------------------------------------------------------- decoding
@@ -633,7 +847,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 {
                     bound.enterError();
                 }
-                ctx.close();
+                closeChannel();
                 break;
             default:
                 break;
@@ -682,7 +896,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             case FrameType.CONNECT_ACCEPT:
                 if (connectFuture.isDone())
                 {
-                    ctx.close();
+                    closeChannel();
                     return;
                 }
                 try
@@ -692,7 +906,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 catch (final RuntimeException ex)
                 {
                     connectFuture.completeExceptionally(ex);
-                    ctx.close();
+                    closeChannel();
                     return;
                 }
                 if (!connectFuture.complete(data))
@@ -700,13 +914,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     pendingQp.enterError();
                 }
                 connectFuture = null;
+                enableDirectWrites();
                 requester.pump();
                 break;
             case FrameType.CONNECT_REJECT:
                 connectFuture.completeExceptionally(new ConnectionException("rejected by " + peer() + ": " +
                     new String(data, StandardCharsets.UTF_8)));
                 connectFuture = null;
-                ctx.close();
+                closeChannel();
                 break;
             default:
                 break;
@@ -739,6 +954,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             ctx.executor().execute(() ->
             {
+                final boolean locked = lockIo();
                 try
                 {
                     if (closed || !ctx.channel().isActive())
@@ -753,12 +969,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                         queuePair.qpNumber(), initialSequence, heartbeatIntervalUs());
                     buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
                     ctx.writeAndFlush(buffer, ctx.voidPromise());
+                    enableDirectWrites();
                     done.complete(null);
                     requester.pump();
                 }
                 catch (final RuntimeException ex)
                 {
                     done.completeExceptionally(ex);
+                }
+                finally
+                {
+                    unlockIo(locked);
                 }
             });
             done.get(configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
@@ -807,7 +1028,26 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** Closes the socket (from any thread). */
     void close()
     {
-        if (null != ctx)
+        if (null == ctx)
+        {
+            return;
+        }
+        try
+        {
+            ctx.executor().execute(() ->
+            {
+                final boolean locked = lockIo();
+                try
+                {
+                    closeChannel();
+                }
+                finally
+                {
+                    unlockIo(locked);
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
         {
             ctx.channel().close();
         }
@@ -833,12 +1073,22 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             ctx.executor().execute(() ->
             {
-                if (ctx.channel().isActive())
+                final boolean locked = lockIo();
+                try
                 {
-                    final ByteBuf buffer = newFrame(0);
-                    outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
-                    counters.increment(TcpCounter.FRAMES_SENT);
-                    ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+                    directFd = null;
+                    if (ctx.channel().isActive())
+                    {
+                        requester.finishPartialFrame();
+                        final ByteBuf buffer = newFrame(0);
+                        outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
+                        counters.increment(TcpCounter.FRAMES_SENT);
+                        ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+                    }
+                }
+                finally
+                {
+                    unlockIo(locked);
                 }
             });
         }
@@ -867,7 +1117,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             bound.fail(WcStatus.BAD_RESP_ERR);
         }
-        ctx.close();
+        closeChannel();
+    }
+
+    private void onHeartbeatTickLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            onHeartbeatTick();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
     }
 
     private void onHeartbeatTick()
@@ -895,11 +1158,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 {
                     bound.fail(WcStatus.RETRY_EXC_ERR);
                 }
-                ctx.close();
+                closeChannel();
                 return;
             }
         }
         readSinceTick = false;
+        if (established && responder.flushDeferredAck())
+        {
+            ctx.flush();
+        }
         if (!wroteSinceTick)
         {
             writeControl(FrameType.HEARTBEAT, 0, 0);
