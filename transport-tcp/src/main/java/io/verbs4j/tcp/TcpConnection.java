@@ -90,7 +90,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpDirectWriter directWriter = new TcpDirectWriter();
     @SuppressWarnings("unused")
     private volatile int driver;
-    private volatile FileDescriptor directFd;
+    private volatile FileDescriptor socketFd;
+    private final boolean directWrite;
+    private final int directReadThreshold;
+    private long directReadBytes;
     private boolean ioLocked;
 
     private ChannelHandlerContext ctx;
@@ -162,6 +165,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.clientSide = clientSide;
         this.listener = listener;
         this.sink = new PayloadSink(device.capabilities().maxSge() + 1);
+        this.directWrite = configuration.directWrite();
+        this.directReadThreshold = configuration.directReadThreshold();
         this.requester = new TcpRequester(this);
         this.responder = new TcpResponder(this);
     }
@@ -302,7 +307,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** @return the socket for direct writes (epoll, established, not closing), or null. Driver lock held. */
     FileDescriptor directFd()
     {
-        return directFd;
+        return directWrite ? socketFd : null;
     }
 
     /** A poster wrote frames straight to the socket (no heartbeat needed this tick). Driver lock held. */
@@ -326,16 +331,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void enableDirectWrites()
     {
-        if (configuration.directWrite() && ctx.channel() instanceof UnixChannel)
+        if (ctx.channel() instanceof UnixChannel)
         {
-            directFd = ((UnixChannel)ctx.channel()).fd();
+            socketFd = ((UnixChannel)ctx.channel()).fd();
         }
     }
 
     /** Closes the channel from the event loop, holding the driver lock (no poster writes after this). */
     private void closeChannel()
     {
-        directFd = null;
+        socketFd = null;
         ctx.close();
     }
 
@@ -542,6 +547,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
             counters.add(TcpCounter.BYTES_COPIED_ON_RECEIVE, copiedBytes);
             counters.add(TcpCounter.BYTES_DISCARDED, discardedBytes);
+            counters.add(TcpCounter.BYTES_RECEIVED_DIRECT, directReadBytes);
+            directReadBytes = 0;
             receivedBytes = 0;
             copiedBytes = 0;
             discardedBytes = 0;
@@ -625,7 +632,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void onInactive()
     {
-        directFd = null;
+        socketFd = null;
         closed = true;
         if (null != heartbeat)
         {
@@ -714,6 +721,37 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     onFrameEnd();
                 }
             }
+        }
+        if (payloadRemaining > 0)
+        {
+            readPayloadDirect();
+        }
+    }
+
+    /**
+     * The receive buffer is used up in the middle of a large payload: read the rest from the socket straight into
+     * the destination (no user-space copy), as far as the socket has it now. Netty's next read picks up from there.
+     */
+    private void readPayloadDirect()
+    {
+        final FileDescriptor fd = socketFd;
+        if (PAYLOAD_SINK != payloadMode || null == fd || 0 == directReadThreshold ||
+            payloadRemaining < directReadThreshold || closed)
+        {
+            return;
+        }
+        final long n = sink.readDirect(fd, payloadRemaining);
+        if (n <= 0)
+        {
+            return;
+        }
+        receivedBytes += n;
+        directReadBytes += n;
+        payloadRemaining -= n;
+        readSinceTick = true;
+        if (0 == payloadRemaining)
+        {
+            onFrameEnd();
         }
     }
 
@@ -1076,7 +1114,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 final boolean locked = lockIo();
                 try
                 {
-                    directFd = null;
+                    socketFd = null;
                     if (ctx.channel().isActive())
                     {
                         requester.finishPartialFrame();

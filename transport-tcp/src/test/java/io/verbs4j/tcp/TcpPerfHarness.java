@@ -37,6 +37,7 @@ public final class TcpPerfHarness
     private static final long BW_BYTES = 256L << 20;
     private static final int BW_WINDOW = 16;
     /** Two cores are shared by both peers' application and I/O threads: a pure spin would starve the I/O threads. */
+    private static final long IDLE_PARK_NS = Long.getLong("idle.park.ns", 0);
     private static final int SPINS_BEFORE_YIELD = Integer.getInteger("spins", 200);
 
     private TcpPerfHarness()
@@ -74,25 +75,37 @@ public final class TcpPerfHarness
         }
         if (!"lat".equals(what))
         {
-            for (final int size : new int[]{64 << 10, 1 << 20})
+            for (final int size : new int[]{Integer.getInteger("size", 64 << 10)})
             {
                 final double[][] r = new double[4][rounds];
+                final double[][] ratio = new double[3][rounds];
                 try (TcpPair pair = pair(mode))
                 {
+                    bandwidth(pair, Opcode.RDMA_WRITE, size);
+                    bandwidth(pair, Opcode.SEND, size);
+                    bandwidth(pair, Opcode.RDMA_READ, size);
                     for (int i = 0; i < rounds; i++)
                     {
+                        // NIO between each of ours, so each ratio compares neighbours in time (the machine is noisy).
+                        final double n0 = nioBandwidth(size);
                         r[0][i] = bandwidth(pair, Opcode.RDMA_WRITE, size);
+                        final double n1 = nioBandwidth(size);
                         r[1][i] = bandwidth(pair, Opcode.SEND, size);
+                        final double n2 = nioBandwidth(size);
                         r[2][i] = bandwidth(pair, Opcode.RDMA_READ, size);
-                        r[3][i] = nioBandwidth(size);
-                        System.out.printf(Locale.ROOT, "  round %d size %d: WRITE %.0f SEND %.0f READ %.0f NIO %.0f MB/s%n",
-                            i, size, r[0][i], r[1][i], r[2][i], r[3][i]);
+                        final double n3 = nioBandwidth(size);
+                        r[3][i] = median(new double[]{n0, n1, n2, n3});
+                        ratio[0][i] = r[0][i] / ((n0 + n1) / 2);
+                        ratio[1][i] = r[1][i] / ((n1 + n2) / 2);
+                        ratio[2][i] = r[2][i] / ((n2 + n3) / 2);
+                        System.out.printf(Locale.ROOT, "  round %d size %d: WRITE %.0f SEND %.0f READ %.0f NIO %.0f %.0f " +
+                            "%.0f %.0f MB/s%n", i, size, r[0][i], r[1][i], r[2][i], n0, n1, n2, n3);
                     }
                 }
-                final double n = median(r[3]);
-                System.out.printf(Locale.ROOT, "bw %7d B median MB/s: WRITE %.0f (%.2fx) SEND %.0f (%.2fx) READ %.0f " +
-                    "(%.2fx) NIO stream %.0f%n", size, median(r[0]), median(r[0]) / n, median(r[1]), median(r[1]) / n,
-                    median(r[2]), median(r[2]) / n, n);
+                System.out.printf(Locale.ROOT, "bw %7d B median MB/s: WRITE %.0f SEND %.0f READ %.0f NIO stream %.0f; " +
+                    "median of per-round ratios to the neighbouring NIO runs: WRITE %.2fx SEND %.2fx READ %.2fx%n",
+                    size, median(r[0]), median(r[1]), median(r[2]), median(r[3]), median(ratio[0]),
+                    median(ratio[1]), median(ratio[2]));
             }
         }
     }
@@ -338,7 +351,10 @@ public final class TcpPerfHarness
                     }
                     posted++;
                 }
-                pair.clientCq.poll(handler, 64);
+                if (0 == pair.clientCq.poll(handler, 64))
+                {
+                    idle();
+                }
             }
             final long elapsed = System.nanoTime() - start;
             receiver.get();
@@ -368,7 +384,23 @@ public final class TcpPerfHarness
                 }
                 posted++;
             }
-            pair.serverCq.poll(handler, 64);
+            if (0 == pair.serverCq.poll(handler, 64))
+            {
+                idle();
+            }
+        }
+    }
+
+    /** Waiting for completions: give the CPU to the I/O threads (two shared cores), as a blocking socket would. */
+    private static void idle()
+    {
+        if (IDLE_PARK_NS > 0)
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(IDLE_PARK_NS);
+        }
+        else
+        {
+            Thread.yield();
         }
     }
 
