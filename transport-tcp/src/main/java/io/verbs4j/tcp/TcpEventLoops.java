@@ -59,7 +59,9 @@ final class TcpEventLoops
         final AtomicInteger count = new AtomicInteger();
         return runnable ->
         {
-            final Thread thread = new Thread(runnable, "verbs4j-tcp-io-" + count.incrementAndGet());
+            // A FastThreadLocalThread: Netty 4.2 recycles pooled buffers and outbound entries on these only.
+            final Thread thread = new io.netty.util.concurrent.FastThreadLocalThread(runnable,
+                "verbs4j-tcp-io-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
