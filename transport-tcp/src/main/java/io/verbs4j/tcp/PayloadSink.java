@@ -131,7 +131,7 @@ final class PayloadSink
     long readDirect(final FileDescriptor fd, final long max)
     {
         long total = 0;
-        while (total < max)
+        while (total < max && index < count)
         {
             final RegionMemory memory = regions[index].memory();
             final long offset = offsets[index] + segmentDone;
