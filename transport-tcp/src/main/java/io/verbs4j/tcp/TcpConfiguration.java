@@ -97,6 +97,14 @@ public final class TcpConfiguration
     /** Default threshold: 16 KiB. */
     public static final String DIRECT_READ_THRESHOLD_DEFAULT = "16384";
 
+    /**
+     * Polling mode on epoll: interval in microseconds at which an I/O thread reads a socket that no completion-queue
+     * poll has read (one-sided targets that do not poll, failure detection).
+     */
+    public static final String POLL_BACKSTOP_PROP_NAME = "verbs4j.tcp.poll.backstop.us";
+    /** Default backstop interval: 200 µs. */
+    public static final String POLL_BACKSTOP_DEFAULT = "200";
+
     /** Largest connection private data in bytes. */
     public static final int MAX_PRIVATE_DATA_LENGTH = 4096;
 
@@ -114,6 +122,7 @@ public final class TcpConfiguration
     private final String memoryDir;
     private final boolean directWrite;
     private final int directReadThreshold;
+    private final long pollBackstopNs;
 
     private TcpConfiguration(final DeviceContext context)
     {
@@ -149,6 +158,8 @@ public final class TcpConfiguration
         directWrite = Boolean.parseBoolean(context.get(DIRECT_WRITE_PROP_NAME, DIRECT_WRITE_DEFAULT));
         directReadThreshold = Integer.parseInt(context.get(DIRECT_READ_THRESHOLD_PROP_NAME,
             DIRECT_READ_THRESHOLD_DEFAULT));
+        pollBackstopNs = TimeUnit.MICROSECONDS.toNanos(
+            positiveInt(context, POLL_BACKSTOP_PROP_NAME, POLL_BACKSTOP_DEFAULT));
         if (directReadThreshold < 0)
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
@@ -262,6 +273,12 @@ public final class TcpConfiguration
     public boolean directWrite()
     {
         return directWrite;
+    }
+
+    /** @return polling mode's backstop read interval. */
+    public long pollBackstopNs()
+    {
+        return pollBackstopNs;
     }
 
     /** @return payload bytes above which they are read straight into the destination; 0 = never. */

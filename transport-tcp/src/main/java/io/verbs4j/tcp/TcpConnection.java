@@ -5,7 +5,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -27,6 +26,8 @@ import io.verbs4j.WcStatus;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
 import io.verbs4j.tcp.protocol.HandshakeFlyweight;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline. It reads frames with a
@@ -69,6 +70,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private static final int PAYLOAD_DISCARD = 2;
     private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
+    private static final int POLL_BUFFER_LENGTH = 64 * 1024;
+    private static final int POLL_READS_PER_CALL = 4;
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -78,7 +81,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpRequester requester;
     private final TcpResponder responder;
     private final PayloadSink sink;
-    private final ArrayDeque<RegionByteBuf> bufferPool = new ArrayDeque<>();
+    private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
+        new ManyToManyConcurrentArrayQueue<>(1024);
     private final RegionByteBuf[] pieces = new RegionByteBuf[MAX_BUFFERED_PIECES];
     private final FrameFlyweight frame = new FrameFlyweight();
     private final FrameFlyweight outFrame = new FrameFlyweight();
@@ -94,6 +98,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final boolean directWrite;
     private final int directReadThreshold;
     private long directReadBytes;
+    private final Runnable backstopTask = this::onBackstopTick;
+    private final Runnable closeTask = this::closeLocked;
+    private final Runnable ackTask = this::flushDeferredAckLocked;
+    private boolean pollDriven;
+    private ByteBuf pollBuffer;
+    private long pollAddress;
+    private ScheduledFuture<?> backstop;
     private boolean ioLocked;
 
     private ChannelHandlerContext ctx;
@@ -126,6 +137,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private long discardedBytes;
 
     private boolean readSinceTick;
+    private boolean writtenFromApplication;
     private boolean wroteSinceTick;
     private long silentNs;
 
@@ -334,6 +346,183 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (ctx.channel() instanceof UnixChannel)
         {
             socketFd = ((UnixChannel)ctx.channel()).fd();
+            if (configuration.pollingMode())
+            {
+                startPollDriven();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- polling mode: CQ polling drives the socket
+
+    /**
+     * Polling mode on epoll: Netty stops reading this socket; reads happen in {@link #progress()} (from the
+     * application's completion-queue polling, through the device's {@code Progress}) and, as a backstop for
+     * applications that do not poll (one-sided targets) and for failure detection, on the I/O thread every
+     * {@link TcpConfiguration#pollBackstopNs()}.
+     */
+    private void startPollDriven()
+    {
+        final java.nio.ByteBuffer memory = BufferUtil.allocateDirectAligned(POLL_BUFFER_LENGTH, 64);
+        pollAddress = BufferUtil.address(memory);
+        pollBuffer = Unpooled.wrappedBuffer(memory);
+        pollDriven = true;
+        ctx.channel().config().setAutoRead(false);
+        final long interval = configuration.pollBackstopNs();
+        backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
+        device.addPolled(this);
+    }
+
+    /**
+     * Any thread (the device's {@code Progress}, driven by CQ polling): reads what the socket holds and handles it,
+     * if the driver lock is free. Never blocks.
+     *
+     * @return units of work done (socket reads with data), 0 when idle or busy elsewhere.
+     */
+    int progress()
+    {
+        if (null == socketFd || !DRIVER.compareAndSet(this, 0, 1))
+        {
+            return 0;
+        }
+        int work = 0;
+        try
+        {
+            writtenFromApplication = false;
+            work = pollSocket();
+            if (work > 0)
+            {
+                afterPollFromApplication();
+            }
+        }
+        finally
+        {
+            DRIVER.setRelease(this, 0);
+        }
+        if (requester.isPumpWanted())
+        {
+            requester.requestPump();
+        }
+        return work;
+    }
+
+    private int pollSocket()
+    {
+        final FileDescriptor fd = socketFd;
+        int work = 0;
+        while (null != fd && !closed && work < POLL_READS_PER_CALL)
+        {
+            final int n;
+            try
+            {
+                n = fd.readAddress(pollAddress, 0, POLL_BUFFER_LENGTH);
+            }
+            catch (final java.io.IOException ex)
+            {
+                scheduleClose();
+                break;
+            }
+            if (0 == n)
+            {
+                break;
+            }
+            if (n < 0)
+            {
+                scheduleClose();
+                break;
+            }
+            work++;
+            readSinceTick = true;
+            pollBuffer.setIndex(0, n);
+            decode(pollBuffer);
+            if (n < POLL_BUFFER_LENGTH)
+            {
+                break;
+            }
+        }
+        return work;
+    }
+
+    /** After a read on an application thread: counters, ACKs and further sends go straight to the socket. */
+    private void afterPollFromApplication()
+    {
+        publishReceiveCounters();
+        if (!established || closed)
+        {
+            return;
+        }
+        if (requester.hasUnsent())
+        {
+            // A direct batch carries the deferred ACK too.
+            requester.pumpFromPoller();
+        }
+        if (responder.isAckRequested() && !requester.writeAckDirect())
+        {
+            // Netty holds queued bytes: the I/O thread writes the ACK after them.
+            ctx.executor().execute(ackTask);
+        }
+        if (writtenFromApplication)
+        {
+            writtenFromApplication = false;
+            ctx.flush();
+        }
+    }
+
+    private void onBackstopTick()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            if (pollDriven && !closed && pollSocket() > 0)
+            {
+                onReadComplete();
+            }
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void flushDeferredAckLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            if (established && !closed && responder.flushDeferredAck())
+            {
+                ctx.flush();
+            }
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void closeLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            closeChannel();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void scheduleClose()
+    {
+        socketFd = null;
+        if (inEventLoop())
+        {
+            closeChannel();
+        }
+        else
+        {
+            ctx.executor().execute(closeTask);
         }
     }
 
@@ -377,6 +566,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         counters.increment(TcpCounter.FRAMES_SENT);
         wroteSinceTick = true;
+        writtenFromApplication = true;
         ctx.write(buffer, ctx.voidPromise());
     }
 
@@ -542,6 +732,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void onReadComplete()
     {
+        publishReceiveCounters();
+        if (established && !closed)
+        {
+            responder.flushAcks();
+            requester.afterRead();
+        }
+        ctx.flush();
+    }
+
+    private void publishReceiveCounters()
+    {
         if (receivedBytes > 0)
         {
             counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
@@ -553,12 +754,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             copiedBytes = 0;
             discardedBytes = 0;
         }
-        if (established && !closed)
-        {
-            responder.flushAcks();
-            requester.afterRead();
-        }
-        ctx.flush();
     }
 
     /** {@inheritDoc} */
@@ -641,6 +836,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (null != handshakeTimeout)
         {
             handshakeTimeout.cancel(false);
+        }
+        if (null != backstop)
+        {
+            backstop.cancel(false);
+        }
+        if (pollDriven)
+        {
+            device.removePolled(this);
         }
         sink.clear();
         if (null != connectFuture)

@@ -437,6 +437,75 @@ final class TcpRequester implements Runnable
         connection.flush();
     }
 
+    /**
+     * After reading on an application thread (polling mode, driver lock held): did responses make room for requests
+     * that wait to be sent?
+     *
+     * @return true if {@link #pumpFromPoller()} has something to do.
+     */
+    boolean hasUnsent()
+    {
+        if (!progressed)
+        {
+            return false;
+        }
+        progressed = false;
+        return null != sendQueue && nextTransmit < sendQueue.posted();
+    }
+
+    /** Application thread, driver lock held: send what waits, straight to the socket if possible. */
+    void pumpFromPoller()
+    {
+        if (!pumpDirect())
+        {
+            schedulePump();
+        }
+    }
+
+    /**
+     * Application thread, driver lock held: writes the deferred ACK alone, straight to the socket.
+     *
+     * @return false if it could not (Netty holds queued bytes, the socket is full, or direct writes are off): the
+     * I/O thread must write it.
+     */
+    boolean writeAckDirect()
+    {
+        final long ack = responder.deferredAck();
+        if (ack < 0)
+        {
+            responder.ackSent(-1);
+            return true;
+        }
+        final FileDescriptor fd = connection.directFd();
+        if (null == fd || hasPartial() || !connection.outboundEmpty())
+        {
+            return false;
+        }
+        final TcpDirectWriter writer = connection.directWriter();
+        writer.reset();
+        writer.header().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
+        writer.addHeader(0);
+        writer.endFrame(ACK_FRAME);
+        final long written = writer.write(fd);
+        writer.reset();
+        if (written <= 0)
+        {
+            return false;
+        }
+        connection.wroteDirect();
+        if (written < FrameFlyweight.HEADER_LENGTH)
+        {
+            partialAck = ack;
+            partialSkip = written;
+            schedulePump();
+            return true;
+        }
+        counters.increment(TcpCounter.FRAMES_SENT);
+        counters.increment(TcpCounter.FRAMES_SENT_DIRECT);
+        responder.ackSent(ack);
+        return true;
+    }
+
     private boolean hasPartial()
     {
         return partialPosition >= 0 || partialAck >= 0;

@@ -316,6 +316,12 @@ final class TcpResponder
         return false;
     }
 
+    /** @return true if a completed request asked for an immediate ACK that was not written yet. */
+    boolean isAckRequested()
+    {
+        return ackRequested;
+    }
+
     /** @return the sequence a deferred ACK would acknowledge, or -1 if none is pending. Driver lock held. */
     long deferredAck()
     {

@@ -98,6 +98,17 @@ class TcpAllocationTest
     }
 
     @Test
+    void shouldAllocateNothingPerOperationInPollingMode()
+    {
+        clientMemory.close();
+        serverMemory.close();
+        pair.close();
+        open(new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll"),
+            new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll"));
+        shouldAllocateNothingPerOperationInSteadyState();
+    }
+
+    @Test
     void shouldAllocateNothingPerOperationInSteadyState()
     {
         final com.sun.management.ThreadMXBean threads =
