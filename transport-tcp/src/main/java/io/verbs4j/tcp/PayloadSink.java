@@ -1,13 +1,18 @@
 package io.verbs4j.tcp;
 
+import java.io.IOException;
+
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.spi.RegionMemory;
 import io.verbs4j.spi.WorkQueue;
 
 /**
  * Where an arriving payload goes: a list of pinned region segments (a WRITE's target range, the SGEs of a posted
  * receive, or the local SGEs of a READ), filled as bytes come off the socket. Each byte is copied once, from Netty's
- * receive buffer straight into its destination; nothing is accumulated. Owned by one connection's I/O thread.
+ * receive buffer straight into its destination; nothing is accumulated. Large payloads can also be read from the
+ * socket straight into the destination ({@link #readDirect}), with no user-space copy at all. Owned by whoever holds
+ * the connection's driver lock.
  */
 final class PayloadSink
 {
@@ -112,6 +117,52 @@ final class PayloadSink
             }
         }
         in.readerIndex(readerIndex);
+    }
+
+    /**
+     * Reads up to {@code max} payload bytes from the socket straight into the next destination bytes, until the
+     * socket has nothing more to give (non-blocking).
+     *
+     * @param fd  the socket.
+     * @param max payload bytes still expected.
+     * @return bytes read (0 if none were ready), or -1 at end of stream or on a socket error with nothing read (the
+     * channel's own read then reports it).
+     */
+    long readDirect(final FileDescriptor fd, final long max)
+    {
+        long total = 0;
+        while (total < max && index < count)
+        {
+            final RegionMemory memory = regions[index].memory();
+            final long offset = offsets[index] + segmentDone;
+            final long chunk = Math.min(Math.min(max - total, lengths[index] - segmentDone),
+                Math.min(memory.contiguousLength(offset), Integer.MAX_VALUE));
+            final int n;
+            try
+            {
+                n = fd.readAddress(memory.addressOf(offset), 0, (int)chunk);
+            }
+            catch (final IOException ex)
+            {
+                return 0 == total ? -1 : total;
+            }
+            if (n <= 0)
+            {
+                return 0 == total && n < 0 ? -1 : total;
+            }
+            total += n;
+            segmentDone += n;
+            if (segmentDone == lengths[index])
+            {
+                index++;
+                segmentDone = 0;
+            }
+            if (n < chunk)
+            {
+                break;
+            }
+        }
+        return total;
     }
 
     /** Unpins everything and empties the sink (end of a payload, or the connection went away mid-payload). */

@@ -8,7 +8,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
-import java.util.ArrayDeque;
 
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
@@ -16,6 +15,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
  * A Netty buffer over a contiguous slice of registered memory, so that payloads go to the socket straight from the
@@ -24,18 +24,19 @@ import org.agrona.UnsafeApi;
  * no copy and no garbage per operation.
  * <p>
  * Netty 4.2 cannot wrap a raw address on JDK 17 without reflective access to {@code DirectByteBuffer}, hence this
- * class. Only the I/O thread of the owning connection takes buffers from the pool and gives them back.
+ * class. The pool is a bounded concurrent queue: buffers are taken by the holder of the connection's driver lock and
+ * given back by whichever thread Netty releases them on (a full pool drops the buffer).
  */
 final class RegionByteBuf extends AbstractReferenceCountedByteBuf
 {
     private static final boolean NATIVE_BIG_ENDIAN = ByteOrder.BIG_ENDIAN == ByteOrder.nativeOrder();
 
-    private final ArrayDeque<RegionByteBuf> pool;
+    private final ManyToManyConcurrentArrayQueue<RegionByteBuf> pool;
     private TcpMemoryRegion region;
     private long address;
     private int length;
 
-    private RegionByteBuf(final ArrayDeque<RegionByteBuf> pool)
+    private RegionByteBuf(final ManyToManyConcurrentArrayQueue<RegionByteBuf> pool)
     {
         super(Integer.MAX_VALUE);
         this.pool = pool;
@@ -52,13 +53,16 @@ final class RegionByteBuf extends AbstractReferenceCountedByteBuf
      * @return the buffer (reference count 1, readable bytes = length), or null if the region was closed.
      */
     static RegionByteBuf take(
-        final ArrayDeque<RegionByteBuf> pool, final TcpMemoryRegion region, final long address, final int length)
+        final ManyToManyConcurrentArrayQueue<RegionByteBuf> pool,
+        final TcpMemoryRegion region,
+        final long address,
+        final int length)
     {
         if (!region.tryPin())
         {
             return null;
         }
-        RegionByteBuf buffer = pool.pollFirst();
+        RegionByteBuf buffer = pool.poll();
         if (null == buffer)
         {
             buffer = new RegionByteBuf(pool);
@@ -84,7 +88,7 @@ final class RegionByteBuf extends AbstractReferenceCountedByteBuf
         if (null != pinned)
         {
             pinned.unpin();
-            pool.offerFirst(this);
+            pool.offer(this);
         }
     }
 

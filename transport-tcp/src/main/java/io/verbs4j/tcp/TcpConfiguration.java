@@ -80,6 +80,31 @@ public final class TcpConfiguration
     /** Default memory directory: /dev/shm (memory outside the JVM's direct-memory limit). */
     public static final String MEMORY_DIR_DEFAULT = "/dev/shm";
 
+    /**
+     * Whether a posting thread may write its requests straight to the socket (epoll only) when the I/O thread is not
+     * using it and nothing is queued, instead of waking the I/O thread. {@code false} restores the hand-over to the
+     * I/O thread on every post (for comparison).
+     */
+    public static final String DIRECT_WRITE_PROP_NAME = "verbs4j.tcp.direct.write";
+    /** Default: direct writes on. */
+    public static final String DIRECT_WRITE_DEFAULT = "true";
+
+    /**
+     * Payload bytes still to come above which the receiver reads them from the socket straight into the destination
+     * region (epoll only), instead of through Netty's receive buffer; 0 turns this off.
+     */
+    public static final String DIRECT_READ_THRESHOLD_PROP_NAME = "verbs4j.tcp.direct.read.threshold";
+    /** Default threshold: 16 KiB. */
+    public static final String DIRECT_READ_THRESHOLD_DEFAULT = "16384";
+
+    /**
+     * Polling mode on epoll: interval in microseconds at which an I/O thread reads a socket that no completion-queue
+     * poll has read (one-sided targets that do not poll, failure detection).
+     */
+    public static final String POLL_BACKSTOP_PROP_NAME = "verbs4j.tcp.poll.backstop.us";
+    /** Default backstop interval: 200 µs. */
+    public static final String POLL_BACKSTOP_DEFAULT = "200";
+
     /** Largest connection private data in bytes. */
     public static final int MAX_PRIVATE_DATA_LENGTH = 4096;
 
@@ -95,6 +120,9 @@ public final class TcpConfiguration
     private final long handshakeTimeoutNs;
     private final int socketBufferBytes;
     private final String memoryDir;
+    private final boolean directWrite;
+    private final int directReadThreshold;
+    private final long pollBackstopNs;
 
     private TcpConfiguration(final DeviceContext context)
     {
@@ -127,6 +155,15 @@ public final class TcpConfiguration
             positiveInt(context, HANDSHAKE_TIMEOUT_PROP_NAME, HANDSHAKE_TIMEOUT_DEFAULT));
         socketBufferBytes = Integer.parseInt(context.get(SOCKET_BUFFER_PROP_NAME, SOCKET_BUFFER_DEFAULT));
         memoryDir = context.get(MEMORY_DIR_PROP_NAME, MEMORY_DIR_DEFAULT);
+        directWrite = Boolean.parseBoolean(context.get(DIRECT_WRITE_PROP_NAME, DIRECT_WRITE_DEFAULT));
+        directReadThreshold = Integer.parseInt(context.get(DIRECT_READ_THRESHOLD_PROP_NAME,
+            DIRECT_READ_THRESHOLD_DEFAULT));
+        pollBackstopNs = TimeUnit.MICROSECONDS.toNanos(
+            positiveInt(context, POLL_BACKSTOP_PROP_NAME, POLL_BACKSTOP_DEFAULT));
+        if (directReadThreshold < 0)
+        {
+            throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
+        }
     }
 
     /**
@@ -230,5 +267,23 @@ public final class TcpConfiguration
     public String memoryDir()
     {
         return memoryDir;
+    }
+
+    /** @return whether posting threads may write straight to the socket. */
+    public boolean directWrite()
+    {
+        return directWrite;
+    }
+
+    /** @return polling mode's backstop read interval. */
+    public long pollBackstopNs()
+    {
+        return pollBackstopNs;
+    }
+
+    /** @return payload bytes above which they are read straight into the destination; 0 = never. */
+    public int directReadThreshold()
+    {
+        return directReadThreshold;
     }
 }

@@ -1,9 +1,10 @@
 package io.verbs4j.tcp;
 
 import java.lang.System.Logger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -15,12 +16,18 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
 import io.verbs4j.tcp.protocol.HandshakeFlyweight;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline. It reads frames with a
@@ -30,18 +37,41 @@ import io.verbs4j.tcp.protocol.HandshakeFlyweight;
  * heartbeats and declares the peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
- * with a log line; other connections carry on. Every method but {@link #localError()} and the accept/reject calls
- * runs on the channel's event loop.
+ * with a log line; other connections carry on. Every method but {@link #localError()}, the accept/reject calls and
+ * the driver lock runs on the channel's event loop.
+ * <p>
+ * Driver lock: the connection's state (requester, responder, decoder) and the right to write to the socket belong to
+ * whoever holds it: the event loop in each of its entry points (callbacks and tasks, which spin the few
+ * microseconds a poster may hold it), or a posting thread that writes its requests straight to the socket
+ * ({@link TcpRequester#requestPump()}, epoll only) when nothing is queued in Netty's outbound buffer. Every close
+ * that this class starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as
+ * an event (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused)
+ * descriptor.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
+    private static final VarHandle DRIVER;
+
+    static
+    {
+        try
+        {
+            DRIVER = MethodHandles.lookup().findVarHandle(TcpConnection.class, "driver", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private static final int PAYLOAD_NONE = 0;
     private static final int PAYLOAD_SINK = 1;
     private static final int PAYLOAD_DISCARD = 2;
     private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
+    private static final int POLL_BUFFER_LENGTH = 64 * 1024;
+    private static final int POLL_READS_PER_CALL = 4;
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -51,7 +81,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpRequester requester;
     private final TcpResponder responder;
     private final PayloadSink sink;
-    private final ArrayDeque<RegionByteBuf> bufferPool = new ArrayDeque<>();
+    private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
+        new ManyToManyConcurrentArrayQueue<>(1024);
     private final RegionByteBuf[] pieces = new RegionByteBuf[MAX_BUFFERED_PIECES];
     private final FrameFlyweight frame = new FrameFlyweight();
     private final FrameFlyweight outFrame = new FrameFlyweight();
@@ -59,7 +90,22 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final ByteBuf header = Unpooled.wrappedBuffer(new byte[FrameFlyweight.HEADER_LENGTH]);
     private final byte[] small = new byte[TcpConfiguration.MAX_PRIVATE_DATA_LENGTH];
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
-    private final Runnable heartbeatTask = this::onHeartbeatTick;
+    private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
+    private final TcpDirectWriter directWriter = new TcpDirectWriter();
+    @SuppressWarnings("unused")
+    private volatile int driver;
+    private volatile FileDescriptor socketFd;
+    private final boolean directWrite;
+    private final int directReadThreshold;
+    private long directReadBytes;
+    private final Runnable backstopTask = this::onBackstopTick;
+    private final Runnable closeTask = this::closeLocked;
+    private final Runnable ackTask = this::flushDeferredAckLocked;
+    private boolean pollDriven;
+    private ByteBuf pollBuffer;
+    private long pollAddress;
+    private ScheduledFuture<?> backstop;
+    private boolean ioLocked;
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -91,6 +137,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private long discardedBytes;
 
     private boolean readSinceTick;
+    private boolean writtenFromApplication;
     private boolean wroteSinceTick;
     private long silentNs;
 
@@ -130,6 +177,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.clientSide = clientSide;
         this.listener = listener;
         this.sink = new PayloadSink(device.capabilities().maxSge() + 1);
+        this.directWrite = configuration.directWrite();
+        this.directReadThreshold = configuration.directReadThreshold();
         this.requester = new TcpRequester(this);
         this.responder = new TcpResponder(this);
     }
@@ -142,6 +191,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     TcpRequester requester()
     {
         return requester;
+    }
+
+    TcpResponder responder()
+    {
+        return responder;
     }
 
     TcpQueuePair qp()
@@ -189,6 +243,296 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return ctx.channel().isWritable();
     }
 
+    // ---------------------------------------------------------------- driver lock
+
+    /**
+     * Any thread: takes the driver lock if free.
+     *
+     * @return true if taken (release with {@link #unlockDriver()}).
+     */
+    boolean tryLockDriver()
+    {
+        return DRIVER.compareAndSet(this, 0, 1);
+    }
+
+    /** Releases the driver lock taken with {@link #tryLockDriver()}. */
+    void unlockDriver()
+    {
+        DRIVER.setRelease(this, 0);
+    }
+
+    /**
+     * Event loop: takes the driver lock for an entry point (waits out a poster's write, a few microseconds).
+     *
+     * @return true if taken by this call, false if this entry point is nested in one that holds it.
+     */
+    boolean lockIo()
+    {
+        if (ioLocked)
+        {
+            return false;
+        }
+        int spins = 0;
+        while (!DRIVER.compareAndSet(this, 0, 1))
+        {
+            if (++spins < 100)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        ioLocked = true;
+        return true;
+    }
+
+    /**
+     * Event loop: releases the lock taken by {@link #lockIo()}, then sends what a poster left for this thread.
+     *
+     * @param locked what {@link #lockIo()} returned.
+     */
+    void unlockIo(final boolean locked)
+    {
+        if (!locked)
+        {
+            return;
+        }
+        ioLocked = false;
+        DRIVER.setRelease(this, 0);
+        while (requester.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
+        {
+            ioLocked = true;
+            try
+            {
+                requester.pump();
+            }
+            finally
+            {
+                ioLocked = false;
+                DRIVER.setRelease(this, 0);
+            }
+        }
+    }
+
+    /** @return the socket for direct writes (epoll, established, not closing), or null. Driver lock held. */
+    FileDescriptor directFd()
+    {
+        return directWrite ? socketFd : null;
+    }
+
+    /** A poster wrote frames straight to the socket (no heartbeat needed this tick). Driver lock held. */
+    void wroteDirect()
+    {
+        wroteSinceTick = true;
+    }
+
+    /** @return the posting thread's writer. Driver lock held. */
+    TcpDirectWriter directWriter()
+    {
+        return directWriter;
+    }
+
+    /** @return true if Netty's outbound buffer holds nothing (written or not yet flushed). Any thread. */
+    boolean outboundEmpty()
+    {
+        final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
+        return null != buffer && 0 == buffer.totalPendingWriteBytes();
+    }
+
+    private void enableDirectWrites()
+    {
+        if (ctx.channel() instanceof UnixChannel)
+        {
+            socketFd = ((UnixChannel)ctx.channel()).fd();
+            if (configuration.pollingMode())
+            {
+                startPollDriven();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- polling mode: CQ polling drives the socket
+
+    /**
+     * Polling mode on epoll: Netty stops reading this socket; reads happen in {@link #progress()} (from the
+     * application's completion-queue polling, through the device's {@code Progress}) and, as a backstop for
+     * applications that do not poll (one-sided targets) and for failure detection, on the I/O thread every
+     * {@link TcpConfiguration#pollBackstopNs()}.
+     */
+    private void startPollDriven()
+    {
+        final java.nio.ByteBuffer memory = BufferUtil.allocateDirectAligned(POLL_BUFFER_LENGTH, 64);
+        pollAddress = BufferUtil.address(memory);
+        pollBuffer = Unpooled.wrappedBuffer(memory);
+        pollDriven = true;
+        ctx.channel().config().setAutoRead(false);
+        final long interval = configuration.pollBackstopNs();
+        backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
+        device.addPolled(this);
+    }
+
+    /**
+     * Any thread (the device's {@code Progress}, driven by CQ polling): reads what the socket holds and handles it,
+     * if the driver lock is free. Never blocks.
+     *
+     * @return units of work done (socket reads with data), 0 when idle or busy elsewhere.
+     */
+    int progress()
+    {
+        if (null == socketFd || !DRIVER.compareAndSet(this, 0, 1))
+        {
+            return 0;
+        }
+        int work = 0;
+        try
+        {
+            writtenFromApplication = false;
+            work = pollSocket();
+            if (work > 0)
+            {
+                afterPollFromApplication();
+            }
+        }
+        finally
+        {
+            DRIVER.setRelease(this, 0);
+        }
+        if (requester.isPumpWanted())
+        {
+            requester.requestPump();
+        }
+        return work;
+    }
+
+    private int pollSocket()
+    {
+        final FileDescriptor fd = socketFd;
+        int work = 0;
+        while (null != fd && !closed && work < POLL_READS_PER_CALL)
+        {
+            final int n;
+            try
+            {
+                n = fd.readAddress(pollAddress, 0, POLL_BUFFER_LENGTH);
+            }
+            catch (final java.io.IOException ex)
+            {
+                scheduleClose();
+                break;
+            }
+            if (0 == n)
+            {
+                break;
+            }
+            if (n < 0)
+            {
+                scheduleClose();
+                break;
+            }
+            work++;
+            readSinceTick = true;
+            pollBuffer.setIndex(0, n);
+            decode(pollBuffer);
+            if (n < POLL_BUFFER_LENGTH)
+            {
+                break;
+            }
+        }
+        return work;
+    }
+
+    /** After a read on an application thread: counters, ACKs and further sends go straight to the socket. */
+    private void afterPollFromApplication()
+    {
+        publishReceiveCounters();
+        if (!established || closed)
+        {
+            return;
+        }
+        if (requester.hasUnsent())
+        {
+            // A direct batch carries the deferred ACK too.
+            requester.pumpFromPoller();
+        }
+        if (responder.isAckRequested() && !requester.writeAckDirect())
+        {
+            // Netty holds queued bytes: the I/O thread writes the ACK after them.
+            ctx.executor().execute(ackTask);
+        }
+        if (writtenFromApplication)
+        {
+            writtenFromApplication = false;
+            ctx.flush();
+        }
+    }
+
+    private void onBackstopTick()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            if (pollDriven && !closed && pollSocket() > 0)
+            {
+                onReadComplete();
+            }
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void flushDeferredAckLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            if (established && !closed && responder.flushDeferredAck())
+            {
+                ctx.flush();
+            }
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void closeLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            closeChannel();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void scheduleClose()
+    {
+        socketFd = null;
+        if (inEventLoop())
+        {
+            closeChannel();
+        }
+        else
+        {
+            ctx.executor().execute(closeTask);
+        }
+    }
+
+    /** Closes the channel from the event loop, holding the driver lock (no poster writes after this). */
+    private void closeChannel()
+    {
+        socketFd = null;
+        ctx.close();
+    }
+
     String peer()
     {
         return null == ctx ? "?" : String.valueOf(ctx.channel().remoteAddress());
@@ -222,6 +566,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         counters.increment(TcpCounter.FRAMES_SENT);
         wroteSinceTick = true;
+        writtenFromApplication = true;
         ctx.write(buffer, ctx.voidPromise());
     }
 
@@ -358,6 +703,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
         final ByteBuf in = (ByteBuf)msg;
+        final boolean locked = lockIo();
         try
         {
             readSinceTick = true;
@@ -366,21 +712,27 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         finally
         {
             in.release();
+            unlockIo(locked);
         }
     }
 
     /** {@inheritDoc} */
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
-        if (receivedBytes > 0)
+        final boolean locked = lockIo();
+        try
         {
-            counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
-            counters.add(TcpCounter.BYTES_COPIED_ON_RECEIVE, copiedBytes);
-            counters.add(TcpCounter.BYTES_DISCARDED, discardedBytes);
-            receivedBytes = 0;
-            copiedBytes = 0;
-            discardedBytes = 0;
+            onReadComplete();
         }
+        finally
+        {
+            unlockIo(locked);
+        }
+    }
+
+    private void onReadComplete()
+    {
+        publishReceiveCounters();
         if (established && !closed)
         {
             responder.flushAcks();
@@ -389,13 +741,55 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.flush();
     }
 
+    private void publishReceiveCounters()
+    {
+        if (receivedBytes > 0)
+        {
+            counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
+            counters.add(TcpCounter.BYTES_COPIED_ON_RECEIVE, copiedBytes);
+            counters.add(TcpCounter.BYTES_DISCARDED, discardedBytes);
+            counters.add(TcpCounter.BYTES_RECEIVED_DIRECT, directReadBytes);
+            directReadBytes = 0;
+            receivedBytes = 0;
+            copiedBytes = 0;
+            discardedBytes = 0;
+        }
+    }
+
     /** {@inheritDoc} */
     public void channelWritabilityChanged(final ChannelHandlerContext ctx)
     {
         if (established && ctx.channel().isWritable())
         {
-            requester.pump();
+            final boolean locked = lockIo();
+            try
+            {
+                requester.pump();
+            }
+            finally
+            {
+                unlockIo(locked);
+            }
         }
+    }
+
+    /** {@inheritDoc} */
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event)
+    {
+        if (event instanceof ChannelInputShutdownEvent)
+        {
+            // The peer closed its side (half-closure is on so that this close, too, happens under the lock).
+            final boolean locked = lockIo();
+            try
+            {
+                closeChannel();
+            }
+            finally
+            {
+                unlockIo(locked);
+            }
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     /** {@inheritDoc} */
@@ -405,12 +799,35 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
         }
-        ctx.close();
+        final boolean locked = lockIo();
+        try
+        {
+            closeChannel();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
     }
 
     /** {@inheritDoc} */
     public void channelInactive(final ChannelHandlerContext ctx)
     {
+        final boolean locked = lockIo();
+        try
+        {
+            onInactive();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    private void onInactive()
+    {
+        socketFd = null;
         closed = true;
         if (null != heartbeat)
         {
@@ -419,6 +836,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (null != handshakeTimeout)
         {
             handshakeTimeout.cancel(false);
+        }
+        if (null != backstop)
+        {
+            backstop.cancel(false);
+        }
+        if (pollDriven)
+        {
+            device.removePolled(this);
         }
         sink.clear();
         if (null != connectFuture)
@@ -442,7 +867,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             }
         }
         bufferPool.clear();
-        ctx.fireChannelInactive();
     }
 
     // ---------------------------------------------------------------- decoding
@@ -500,6 +924,37 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     onFrameEnd();
                 }
             }
+        }
+        if (payloadRemaining > 0)
+        {
+            readPayloadDirect();
+        }
+    }
+
+    /**
+     * The receive buffer is used up in the middle of a large payload: read the rest from the socket straight into
+     * the destination (no user-space copy), as far as the socket has it now. Netty's next read picks up from there.
+     */
+    private void readPayloadDirect()
+    {
+        final FileDescriptor fd = socketFd;
+        if (PAYLOAD_SINK != payloadMode || null == fd || 0 == directReadThreshold ||
+            payloadRemaining < directReadThreshold || closed)
+        {
+            return;
+        }
+        final long n = sink.readDirect(fd, payloadRemaining);
+        if (n <= 0)
+        {
+            return;
+        }
+        receivedBytes += n;
+        directReadBytes += n;
+        payloadRemaining -= n;
+        readSinceTick = true;
+        if (0 == payloadRemaining)
+        {
+            onFrameEnd();
         }
     }
 
@@ -633,7 +1088,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 {
                     bound.enterError();
                 }
-                ctx.close();
+                closeChannel();
                 break;
             default:
                 break;
@@ -682,7 +1137,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             case FrameType.CONNECT_ACCEPT:
                 if (connectFuture.isDone())
                 {
-                    ctx.close();
+                    closeChannel();
                     return;
                 }
                 try
@@ -692,7 +1147,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 catch (final RuntimeException ex)
                 {
                     connectFuture.completeExceptionally(ex);
-                    ctx.close();
+                    closeChannel();
                     return;
                 }
                 if (!connectFuture.complete(data))
@@ -700,13 +1155,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     pendingQp.enterError();
                 }
                 connectFuture = null;
+                enableDirectWrites();
                 requester.pump();
                 break;
             case FrameType.CONNECT_REJECT:
                 connectFuture.completeExceptionally(new ConnectionException("rejected by " + peer() + ": " +
                     new String(data, StandardCharsets.UTF_8)));
                 connectFuture = null;
-                ctx.close();
+                closeChannel();
                 break;
             default:
                 break;
@@ -739,6 +1195,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             ctx.executor().execute(() ->
             {
+                final boolean locked = lockIo();
                 try
                 {
                     if (closed || !ctx.channel().isActive())
@@ -753,12 +1210,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                         queuePair.qpNumber(), initialSequence, heartbeatIntervalUs());
                     buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
                     ctx.writeAndFlush(buffer, ctx.voidPromise());
+                    enableDirectWrites();
                     done.complete(null);
                     requester.pump();
                 }
                 catch (final RuntimeException ex)
                 {
                     done.completeExceptionally(ex);
+                }
+                finally
+                {
+                    unlockIo(locked);
                 }
             });
             done.get(configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
@@ -807,7 +1269,26 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** Closes the socket (from any thread). */
     void close()
     {
-        if (null != ctx)
+        if (null == ctx)
+        {
+            return;
+        }
+        try
+        {
+            ctx.executor().execute(() ->
+            {
+                final boolean locked = lockIo();
+                try
+                {
+                    closeChannel();
+                }
+                finally
+                {
+                    unlockIo(locked);
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
         {
             ctx.channel().close();
         }
@@ -833,12 +1314,22 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             ctx.executor().execute(() ->
             {
-                if (ctx.channel().isActive())
+                final boolean locked = lockIo();
+                try
                 {
-                    final ByteBuf buffer = newFrame(0);
-                    outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
-                    counters.increment(TcpCounter.FRAMES_SENT);
-                    ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+                    socketFd = null;
+                    if (ctx.channel().isActive())
+                    {
+                        requester.finishPartialFrame();
+                        final ByteBuf buffer = newFrame(0);
+                        outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
+                        counters.increment(TcpCounter.FRAMES_SENT);
+                        ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+                    }
+                }
+                finally
+                {
+                    unlockIo(locked);
                 }
             });
         }
@@ -867,7 +1358,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             bound.fail(WcStatus.BAD_RESP_ERR);
         }
-        ctx.close();
+        closeChannel();
+    }
+
+    private void onHeartbeatTickLocked()
+    {
+        final boolean locked = lockIo();
+        try
+        {
+            onHeartbeatTick();
+        }
+        finally
+        {
+            unlockIo(locked);
+        }
     }
 
     private void onHeartbeatTick()
@@ -895,11 +1399,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 {
                     bound.fail(WcStatus.RETRY_EXC_ERR);
                 }
-                ctx.close();
+                closeChannel();
                 return;
             }
         }
         readSinceTick = false;
+        if (established && responder.flushDeferredAck())
+        {
+            ctx.flush();
+        }
         if (!wroteSinceTick)
         {
             writeControl(FrameType.HEARTBEAT, 0, 0);

@@ -201,6 +201,7 @@ final class TcpConnectionManager implements ConnectionManager
         {
             final ServerBootstrap serverBootstrap = (ServerBootstrap)bootstrap;
             serverBootstrap.childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
             if (configuration.socketBufferBytes() > 0)
@@ -212,6 +213,7 @@ final class TcpConnectionManager implements ConnectionManager
         else
         {
             bootstrap.option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
             if (configuration.socketBufferBytes() > 0)

@@ -40,7 +40,13 @@ public enum TcpCounter
     /** Connections lost without an orderly disconnect. */
     CONNECTIONS_LOST(13, "connections lost"),
     /** Connections established. */
-    CONNECTIONS_ESTABLISHED(14, "connections established");
+    CONNECTIONS_ESTABLISHED(14, "connections established"),
+    /** Frames a posting thread wrote straight to the socket (the fast path, without waking an I/O thread). */
+    FRAMES_SENT_DIRECT(15, "frames sent by posting threads"),
+    /** Payload bytes read from the socket straight into their destination (no user-space copy). */
+    BYTES_RECEIVED_DIRECT(16, "payload bytes read straight into the destination"),
+    /** Hand-overs of a send to an I/O thread by a wake-up task (the slow path of a post). */
+    PUMP_WAKEUPS(17, "I/O thread wake-ups for posts");
 
     private final int id;
     private final String label;

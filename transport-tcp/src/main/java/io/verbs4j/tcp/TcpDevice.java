@@ -11,9 +11,11 @@ import io.verbs4j.spi.Progress;
  * A device of the tcp provider: its I/O threads, connection manager and counters. Open it with
  * {@code Verbs.open("tcp")}; cast to read the {@link #counter(TcpCounter) counters}.
  * <p>
- * Progress: the I/O threads do all the work (sending, serving READs and atomics, placing payloads, completing), so
- * polling a completion queue drives nothing extra ({@link Progress#NONE}); the {@code progressThread} setting of
- * the context has no effect on this provider.
+ * Progress: in event mode the I/O threads do the socket work (reading, serving READs and atomics, placing payloads,
+ * completing) and posting threads write their own requests, so polling a completion queue drives nothing extra
+ * ({@link Progress#NONE}). In polling mode on epoll, polling any completion queue of the device reads and handles
+ * the device's sockets on the polling thread (no thread hop), the I/O threads only backing it up. The
+ * {@code progressThread} setting of the context has no effect on this provider.
  */
 public final class TcpDevice extends AbstractDevice
 {
@@ -33,6 +35,16 @@ public final class TcpDevice extends AbstractDevice
     private final TcpCounters counters = new TcpCounters();
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
+    private volatile TcpConnection[] polled = new TcpConnection[0];
+    private final Progress pollProgress = () ->
+    {
+        int work = 0;
+        for (final TcpConnection connection : polled)
+        {
+            work += connection.progress();
+        }
+        return work;
+    };
 
     TcpDevice(final DeviceContext context)
     {
@@ -89,7 +101,38 @@ public final class TcpDevice extends AbstractDevice
     /** {@inheritDoc} */
     protected Progress progress()
     {
-        return Progress.NONE;
+        return configuration.pollingMode() && eventLoops.isEpoll() ? pollProgress : Progress.NONE;
+    }
+
+    /**
+     * A connection whose socket CQ polling drives (polling mode).
+     *
+     * @param connection the connection.
+     */
+    synchronized void addPolled(final TcpConnection connection)
+    {
+        final TcpConnection[] current = polled;
+        final TcpConnection[] next = java.util.Arrays.copyOf(current, current.length + 1);
+        next[current.length] = connection;
+        polled = next;
+    }
+
+    /**
+     * @param connection a connection given to {@link #addPolled}, now closed.
+     */
+    synchronized void removePolled(final TcpConnection connection)
+    {
+        final TcpConnection[] current = polled;
+        int kept = 0;
+        final TcpConnection[] next = new TcpConnection[current.length];
+        for (final TcpConnection c : current)
+        {
+            if (c != connection)
+            {
+                next[kept++] = c;
+            }
+        }
+        polled = java.util.Arrays.copyOf(next, kept);
     }
 
     /** {@inheritDoc} */

@@ -22,8 +22,10 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 
 /**
  * The I/O threads of a device: a Netty 4.2 {@link MultiThreadIoEventLoopGroup} with the epoll handler where
- * available (NIO otherwise), in event-driven mode or in busy-polling mode (the loop never sleeps in the kernel:
- * {@link SelectStrategy#BUSY_WAIT} on epoll, {@code selectNow} on NIO).
+ * available (NIO otherwise). They sleep in epoll/select in event mode, and in polling mode on epoll too (there the
+ * application's completion-queue polling reads the sockets, see {@link TcpDevice}); polling mode on NIO busy-polls
+ * ({@code selectNow} in a loop). The threads are Netty {@code FastThreadLocalThread}s, on which Netty 4.2 recycles
+ * pooled buffers and outbound entries (on plain threads it allocates new ones).
  */
 final class TcpEventLoops
 {
@@ -40,7 +42,8 @@ final class TcpEventLoops
         }
         epoll = !"nio".equals(transport) && Epoll.isAvailable();
         final boolean useEpoll = epoll;
-        final SelectStrategyFactory strategy = configuration.pollingMode() ?
+        // Polling mode on epoll: the application's CQ polling drives the sockets, the loops sleep (no second spinner).
+        final SelectStrategyFactory strategy = configuration.pollingMode() && !epoll ?
             () -> busyPollStrategy(useEpoll) : io.netty.channel.DefaultSelectStrategyFactory.INSTANCE;
         final IoHandlerFactory handler = epoll ? EpollIoHandler.newFactory(0, strategy) :
             NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
@@ -59,7 +62,9 @@ final class TcpEventLoops
         final AtomicInteger count = new AtomicInteger();
         return runnable ->
         {
-            final Thread thread = new Thread(runnable, "verbs4j-tcp-io-" + count.incrementAndGet());
+            // A FastThreadLocalThread: Netty 4.2 recycles pooled buffers and outbound entries on these only.
+            final Thread thread = new io.netty.util.concurrent.FastThreadLocalThread(runnable,
+                "verbs4j-tcp-io-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };

@@ -42,6 +42,7 @@ final class TcpResponder
     private boolean nakDropping;
     private long ackPending;
     private long lastAcked;
+    private boolean ackRequested;
 
     private int action;
     private long sequence;
@@ -285,13 +286,62 @@ final class TcpResponder
         }
     }
 
-    /** End of a read batch: one cumulative ACK for the SEND/WRITE requests completed since the last answer. */
+    /**
+     * End of a read batch: one cumulative ACK for the SEND/WRITE requests completed since the last answer, if one of
+     * them asked for it ({@link FrameFlyweight#FLAG_ACK_REQUEST}); otherwise the ACK waits to ride along with the
+     * next frames this side writes ({@link #deferredAck()}, {@link #flushDeferredAck()}).
+     */
     void flushAcks()
     {
+        if (ackRequested)
+        {
+            flushDeferredAck();
+        }
+    }
+
+    /**
+     * Event loop: writes the pending cumulative ACK, if any (piggy-backed on other writes, or on a heartbeat tick).
+     *
+     * @return true if an ACK was written.
+     */
+    boolean flushDeferredAck()
+    {
+        ackRequested = false;
         if (ackPending > lastAcked)
         {
             connection.writeControl(FrameType.ACK, ackPending, 0);
             lastAcked = ackPending;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return true if a completed request asked for an immediate ACK that was not written yet. */
+    boolean isAckRequested()
+    {
+        return ackRequested;
+    }
+
+    /** @return the sequence a deferred ACK would acknowledge, or -1 if none is pending. Driver lock held. */
+    long deferredAck()
+    {
+        return ackPending > lastAcked ? ackPending : -1;
+    }
+
+    /**
+     * An ACK written by a poster's direct batch.
+     *
+     * @param acked the sequence it acknowledged.
+     */
+    void ackSent(final long acked)
+    {
+        if (acked > lastAcked)
+        {
+            lastAcked = acked;
+        }
+        if (lastAcked >= ackPending)
+        {
+            ackRequested = false;
         }
     }
 
@@ -299,6 +349,10 @@ final class TcpResponder
     {
         ackPending = sequence;
         expected = sequence + 1;
+        if (0 != (flags & FrameFlyweight.FLAG_ACK_REQUEST))
+        {
+            ackRequested = true;
+        }
     }
 
     private void answered()

@@ -41,6 +41,39 @@ class TcpModesTest
     }
 
     @Test
+    void shouldDriveTheSocketFromCompletionQueuePollingInPollingMode()
+    {
+        // The client's I/O thread would read its socket only every 10 s: its CQ polling must do it. The server never
+        // polls: its I/O thread's backstop serves the one-sided requests.
+        final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .property(TcpConfiguration.POLL_BACKSTOP_PROP_NAME, "10000000").peerTimeoutNs(60_000_000_000L);
+        final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .peerTimeoutNs(60_000_000_000L);
+        try (TcpPair pair = new TcpPair(config -> { }, client, server))
+        {
+            final MemoryRegion local = pair.clientPd.allocate(4096, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(4096, Access.ALL);
+            remote.putLong(64, 77);
+            local.putLong(0, 42);
+            final long start = System.nanoTime();
+            for (int i = 0; i < 100; i++)
+            {
+                pair.client.postSend(new SendRequest(1).wrId(i).opcode(i % 2 == 0 ? Opcode.RDMA_WRITE :
+                    Opcode.RDMA_READ).flags(SendRequest.SIGNALED).sge(local, i % 2 == 0 ? 0 : 8, 8)
+                    .remote(remote.address() + (i % 2 == 0 ? 0 : 64), remote.rkey()));
+                final CompletionBatch done = TcpPair.await(pair.clientCq, 1);
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(done.status(0)));
+            }
+            final long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(42, remote.getLong(0));
+            assertEquals(77, local.getLong(8));
+            org.junit.jupiter.api.Assertions.assertTrue(elapsedMs < 5_000, "100 round trips took " + elapsedMs +
+                " ms: the client's polling did not drive its socket");
+            assertEquals(0, pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS), "every request written by the poster");
+        }
+    }
+
+    @Test
     void shouldGiveUpAfterTheRnrRetryBudget()
     {
         try (TcpPair pair = new TcpPair(config -> config.rnrRetry(2).rnrTimerNs(1_000_000), new DeviceContext(),

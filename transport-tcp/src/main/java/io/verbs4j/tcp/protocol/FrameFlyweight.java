@@ -39,8 +39,11 @@ import io.netty.buffer.ByteBuf;
  */
 public final class FrameFlyweight
 {
-    /** The protocol version this code speaks; a frame with another version is refused. */
-    public static final byte CURRENT_VERSION = 1;
+    /**
+     * The protocol version this code speaks; a frame with another version is refused. Version 2 added
+     * {@link #FLAG_ACK_REQUEST} (a version-1 receiver acknowledged every read batch).
+     */
+    public static final byte CURRENT_VERSION = 2;
 
     /** Offset of the version byte (always first, in every frame and in the handshake). */
     public static final int VERSION_OFFSET = 0;
@@ -74,6 +77,12 @@ public final class FrameFlyweight
     public static final int FLAG_CMP_SWAP = 1 << 1;
     /** Flag on SEND: the sender asked for a solicited event. */
     public static final int FLAG_SOLICITED = 1 << 2;
+    /**
+     * Flag on SEND/WRITE/WRITE_WITH_IMM: acknowledge this request at the end of the read batch that completes it.
+     * Without it the receiver may defer the (cumulative) ACK until it writes something else to the sender, or
+     * until its next heartbeat tick. Set on signaled requests and often enough for flow control.
+     */
+    public static final int FLAG_ACK_REQUEST = 1 << 3;
 
     private ByteBuf buffer;
     private int offset;
