@@ -140,6 +140,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean writtenFromApplication;
     private boolean wroteSinceTick;
     private long silentNs;
+    private long lastTickNs;
 
     /**
      * A connector's side.
@@ -1179,6 +1180,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         established = true;
         counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
         final long interval = configuration.heartbeatIntervalNs();
+        lastTickNs = System.nanoTime();
         heartbeat = ctx.executor().scheduleAtFixedRate(heartbeatTask, interval, interval, TimeUnit.NANOSECONDS);
     }
 
@@ -1381,13 +1383,23 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             return;
         }
         final long interval = configuration.heartbeatIntervalNs();
+        final long nowNs = System.nanoTime();
+        final long sinceLastTickNs = nowNs - lastTickNs;
+        lastTickNs = nowNs;
         if (readSinceTick)
         {
             silentNs = 0;
         }
+        else if (sinceLastTickNs > 2 * interval)
+        {
+            // This tick came late: the event loop itself was starved (a loaded machine, a GC pause), and the
+            // peer's bytes may be waiting unread in the socket. Silence is only judged between punctual ticks;
+            // missed ticks that a fixed-rate schedule then runs back to back add almost nothing below.
+            silentNs = 0;
+        }
         else
         {
-            silentNs += interval;
+            silentNs += sinceLastTickNs;
             if (silentNs >= configuration.peerTimeoutNs())
             {
                 counters.increment(TcpCounter.PEER_TIMEOUTS);
