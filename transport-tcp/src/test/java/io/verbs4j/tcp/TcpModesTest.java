@@ -69,7 +69,10 @@ class TcpModesTest
             assertEquals(77, local.getLong(8));
             org.junit.jupiter.api.Assertions.assertTrue(elapsedMs < 5_000, "100 round trips took " + elapsedMs +
                 " ms: the client's polling did not drive its socket");
-            assertEquals(0, pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS), "every request written by the poster");
+            // The poster writes itself unless it finds the I/O lock taken (e.g. by a heartbeat tick): then it hands
+            // over, which is correct but must stay the exception.
+            final long wakeups = pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS);
+            org.junit.jupiter.api.Assertions.assertTrue(wakeups <= 10, wakeups + " of 100 requests handed over");
         }
     }
 
