@@ -68,6 +68,15 @@ final class ShmConnectionRequest implements ConnectionRequest
         final RegionMemory memory = mapSegment(qpDevice);
         final UnsafeBuffer segment = new UnsafeBuffer(memory.addressOf(0), (int)memory.length());
         final int ringCapacity = segment.getInt(ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET);
+        // The connector wrote this word before mapSegment validated it; it may have changed since. Only the value
+        // the mapping was sized for is safe to build rings on.
+        if (ringCapacity < 4096 || ringCapacity > 1 << 27 ||
+            ConnectionSegmentDescriptor.length(ringCapacity) != memory.length())
+        {
+            MappedMemory.unmap(memory);
+            throw new ConnectionException("connection segment from " + peer() + " changed its ring capacity to " +
+                ringCapacity + " during the accept");
+        }
         ShmPeer peer = null;
         boolean done = false;
         try
@@ -149,7 +158,7 @@ final class ShmConnectionRequest implements ConnectionRequest
         final String problem = SegmentHeader.check(buffer, SegmentHeader.MAGIC_CONNECTION);
         final int ringCapacity = buffer.getInt(ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET);
         MappedMemory.unmap(header);
-        if (null != problem || ringCapacity < 4096 || ringCapacity > 1 << 30 || Integer.bitCount(ringCapacity) != 1)
+        if (null != problem || ringCapacity < 4096 || ringCapacity > 1 << 27 || Integer.bitCount(ringCapacity) != 1)
         {
             throw new ConnectionException("bad connection segment from " + peer() + ": " +
                 (null != problem ? problem : "ring capacity " + ringCapacity));

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection of a {@link TcpStoreServer}: reads a request, applies it to the shared data, writes the
@@ -20,6 +21,8 @@ import java.util.List;
 final class TcpStoreSession implements Runnable
 {
     private static final byte[] EMPTY = new byte[0];
+    /** A blocking GET or WAIT looks at its client this often, so a client that left frees its session soon. */
+    private static final long CLIENT_CHECK_MS = 200;
 
     private final TcpStoreServer server;
     private final Socket socket;
@@ -63,7 +66,7 @@ final class TcpStoreSession implements Runnable
                 final byte[] value = new byte[header.getInt(TcpStoreProtocol.REQUEST_VALUE_LENGTH_OFFSET)];
                 in.readFully(value);
                 final String key = new String(keyBytes, StandardCharsets.UTF_8);
-                if (!handle(header, key, value, out, responseHeader))
+                if (!handle(header, key, value, in, out, responseHeader))
                 {
                     return;
                 }
@@ -104,6 +107,7 @@ final class TcpStoreSession implements Runnable
         final ByteBuffer header,
         final String key,
         final byte[] value,
+        final DataInputStream in,
         final OutputStream out,
         final ByteBuffer responseHeader) throws IOException
     {
@@ -120,11 +124,19 @@ final class TcpStoreSession implements Runnable
                     data.set(key, value);
                     break;
                 case TcpStoreProtocol.OP_GET:
-                    responseValue = data.get(key, Duration.ofMillis(argument));
-                    break;
                 case TcpStoreProtocol.OP_WAIT:
-                    data.waitFor(List.of(key), Duration.ofMillis(argument));
+                {
+                    final byte[] found = waitWhileClientStays(header.get(TcpStoreProtocol.OPCODE_OFFSET), key,
+                        argument, in);
+                    if (null == found)
+                    {
+                        log.log(System.Logger.Level.DEBUG, "TcpStore: " + remote + " left during a wait");
+                        return false;
+                    }
+                    responseValue = TcpStoreProtocol.OP_GET == header.get(TcpStoreProtocol.OPCODE_OFFSET) ?
+                        found : EMPTY;
                     break;
+                }
                 case TcpStoreProtocol.OP_ADD:
                     responseArgument = data.add(key, argument);
                     break;
@@ -159,6 +171,65 @@ final class TcpStoreSession implements Runnable
         out.write(responseValue);
         out.flush();
         return true;
+    }
+
+    /**
+     * Waits for {@code key} in slices, checking between slices that the client is still there: a client never
+     * sends while it waits for a response, so readable input means it closed (or broke the protocol).
+     *
+     * @return the value (GET) or an empty array (WAIT); null if the client left.
+     * @throws RendezvousTimeoutException when the full wait passes.
+     */
+    private byte[] waitWhileClientStays(final byte opcode, final String key, final long timeoutMs,
+        final DataInputStream in) throws IOException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+        while (true)
+        {
+            final long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
+            final long sliceMs = Math.min(leftMs, CLIENT_CHECK_MS);
+            try
+            {
+                if (TcpStoreProtocol.OP_GET == opcode)
+                {
+                    return data.get(key, Duration.ofMillis(sliceMs));
+                }
+                data.waitFor(List.of(key), Duration.ofMillis(sliceMs));
+                return EMPTY;
+            }
+            catch (final RendezvousTimeoutException ex)
+            {
+                if (leftMs <= sliceMs)
+                {
+                    throw ex;
+                }
+                if (clientSentSomething(in))
+                {
+                    return null;
+                }
+            }
+        }
+    }
+
+    private boolean clientSentSomething(final DataInputStream in) throws IOException
+    {
+        final int previousTimeout = socket.getSoTimeout();
+        socket.setSoTimeout(1);
+        try
+        {
+            in.mark(1);
+            in.read();
+            in.reset();
+            return true;
+        }
+        catch (final java.net.SocketTimeoutException stillWaiting)
+        {
+            return false;
+        }
+        finally
+        {
+            socket.setSoTimeout(previousTimeout);
+        }
     }
 
     /** Reads a full header; false on EOF before its first byte (a clean close). */

@@ -9,7 +9,6 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,11 +20,6 @@ import org.junit.jupiter.api.Timeout;
 class TcpStoreAbandonedWaitTest
 {
     @Test
-    @Disabled("bug: TcpStoreSession blocks in InMemoryStore.get/waitFor for the full wait argument (up to " +
-        "MAX_WAIT_MS, one day) without watching its socket, so a client that sends GET/WAIT on a missing key and " +
-        "disconnects leaves a server thread (and a session) behind until the wait expires; repeated, it exhausts " +
-        "the server's threads. The session should notice EOF while waiting (e.g. wait in slices and probe the " +
-        "socket, or a per-session reader) and drop the wait")
     void shouldDropTheSessionOfAClientThatLeftDuringAGet() throws Exception
     {
         try (TcpStoreServer server = TcpStoreServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))

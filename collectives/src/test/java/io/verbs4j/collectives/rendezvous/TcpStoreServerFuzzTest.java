@@ -115,7 +115,7 @@ class TcpStoreServerFuzzTest
             final long argument;
             if (TcpStoreProtocol.OP_GET == opcode || TcpStoreProtocol.OP_WAIT == opcode)
             {
-                // Valid waits stay short: a long GET/WAIT outlives its client (known bug, TcpStoreAbandonedWaitTest).
+                // Valid waits stay short so that each input runs fast; abandoned long waits: TcpStoreAbandonedWaitTest.
                 argument = data.consumeBoolean() ? data.consumeLong(1, 20) :
                     data.consumeBoolean() ? data.consumeLong() : -data.consumeLong(0, Long.MAX_VALUE);
             }
