@@ -3,6 +3,6 @@
  * {@link io.verbs4j.collectives.Communicator} per barrier task (rank = partition id) whose bootstrap goes through
  * {@code BarrierTaskContext.allGather}; {@link io.verbs4j.spark.SparkBarrier} gives Java code
  * {@code rdd.barrier().mapPartitions}. The shaded jar of this module carries transport-tcp's Netty relocated to
- * {@code io.verbs4j.shaded.netty}, so it coexists with Spark's own Netty.
+ * {@code io.verbs4j.shaded.io.netty}, so it coexists with Spark's own Netty.
  */
 package io.verbs4j.spark;
