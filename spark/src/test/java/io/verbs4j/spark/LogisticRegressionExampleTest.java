@@ -18,7 +18,7 @@ class LogisticRegressionExampleTest
     {
         try (JavaSparkContext sc = LocalSpark.start("verbs4j-logreg-test", 4))
         {
-            final List<PartitionResult> results = LogisticRegressionExample.train(sc, 4, 5000, 40);
+            final List<PartitionResult> results = LogisticRegressionExample.train(sc, 4, 4000, 25);
             assertEquals(4, results.size());
             assertTrue(LogisticRegressionExample.identical(results), "weights differ between partitions");
             final double[] losses = results.get(0).losses();
@@ -30,7 +30,7 @@ class LogisticRegressionExampleTest
             }
             final double[] w = results.get(0).weights();
             assertTrue(LogisticRegressionExample.cosine(w, LogisticRegressionExample.trueModel()) > 0.95);
-            assertTrue(LogisticRegressionExample.accuracy(sc, 4, 5000, w) > 0.75);
+            assertTrue(LogisticRegressionExample.accuracy(sc, 4, 4000, w) > 0.75);
         }
     }
 }
