@@ -146,8 +146,14 @@ public final class CollSettings
         args.add(collective.label());
         add(args, "-b", minBytes);
         add(args, "-e", maxBytes);
-        add(args, "-f", stepFactor);
-        add(args, "-i", stepBytes);
+        if (stepFactor > 1)
+        {
+            add(args, "-f", stepFactor);
+        }
+        if (stepBytes > 0)
+        {
+            add(args, "-i", stepBytes);
+        }
         if (!sizes.isEmpty())
         {
             final StringBuilder list = new StringBuilder();
