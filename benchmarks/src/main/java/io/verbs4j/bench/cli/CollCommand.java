@@ -20,8 +20,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -358,13 +356,21 @@ public final class CollCommand implements Callable<Integer>
         return 0 == wrong.get() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
     }
 
-    private int runProcesses(final CollSettings settings, final PrintWriter out, final PrintWriter err)
+    /**
+     * Runs the ranks as {@link LoopbackCluster} processes; rank 0's lines (the table) go to {@code out}.
+     *
+     * @param settings the run.
+     * @param out      the table.
+     * @param err      other ranks' lines and diagnostics.
+     * @return the exit code: 0 if every rank succeeded and every row was right.
+     */
+    static int runProcesses(final CollSettings settings, final PrintWriter out, final PrintWriter err)
     {
         final List<String> args = new ArrayList<>();
         args.add("coll");
         args.addAll(settings.toArgs());
         args.add("--rank-process");
-        final RankOutput router = new RankOutput(out, err);
+        final RankOutput router = new RankOutput(out, err, true);
         final ClusterResult result = new LoopbackCluster(settings.ranks).timeout(CLUSTER_LIMIT).output(router)
             .run(Main.class.getName(), args.toArray(new String[0]));
         out.flush();
@@ -374,53 +380,11 @@ public final class CollCommand implements Callable<Integer>
             err.println("verbs4j coll: a rank failed: " + result);
             return CommandLine.ExitCode.SOFTWARE;
         }
-        return router.failed || !router.footerSeen ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
+        return router.failed() || !router.footerSeen() ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
     }
 
     private ParameterException usage(final String message)
     {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    /**
-     * Where the rank processes' lines go: rank 0's (the table) to standard output without the {@code [rank 0] }
-     * prefix, everything else (other ranks, the launcher) to standard error as is. Notes whether the footer said
-     * FAILED.
-     */
-    static final class RankOutput extends PrintStream
-    {
-        private static final String RANK0 = "[rank 0] ";
-        private final PrintWriter out;
-        private final PrintWriter err;
-        volatile boolean failed;
-        volatile boolean footerSeen;
-
-        RankOutput(final PrintWriter out, final PrintWriter err)
-        {
-            super(OutputStream.nullOutputStream());
-            this.out = out;
-            this.err = err;
-        }
-
-        @Override
-        public void println(final String line)
-        {
-            if (line.startsWith(RANK0))
-            {
-                final String text = line.substring(RANK0.length());
-                if (text.startsWith("# Out of bounds values"))
-                {
-                    footerSeen = true;
-                    failed |= !text.endsWith(" OK");
-                }
-                out.println(text);
-                out.flush();
-            }
-            else
-            {
-                err.println(line);
-                err.flush();
-            }
-        }
     }
 }
