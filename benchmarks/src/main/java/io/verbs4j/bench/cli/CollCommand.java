@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
         "check on every row, nccl-tests' column layout, algbw and busbw (GB/s = 1e9 B/s).",
         "",
         "Collectives: allreduce broadcast reduce allgather reducescatter alltoall gather scatter barrier sendrecv",
-        "(nccl-tests binary names work too: all_reduce_perf, all_gather_perf, ...).",
+        "(nccl-tests binary names work too: all_reduce_perf, all_gather_perf, ...), a comma list, or all: one",
+        "table each, same ranks and communicator.",
         "",
         "busbw = algbw x 2(n-1)/n (allreduce), (n-1)/n (allgather, reducescatter, alltoall, gather, scatter),",
         "1 (broadcast, reduce, sendrecv). time = per call, averaged over -n calls on each rank, then the mean over",
@@ -66,8 +67,8 @@ public final class CollCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "COLLECTIVE", description = "One of: ${COMPLETION-CANDIDATES}",
-        completionCandidates = Names.class)
+    @Parameters(index = "0", paramLabel = "COLLECTIVE",
+        description = "One of: ${COMPLETION-CANDIDATES}; or a comma list, or all.", completionCandidates = Names.class)
     private String collective;
 
     @Option(names = { "-b", "--minbytes" }, paramLabel = "BYTES", defaultValue = "8",
@@ -211,7 +212,18 @@ public final class CollCommand implements Callable<Integer>
         final CollSettings s = new CollSettings();
         try
         {
-            s.collective = Collective.parse(collective);
+            s.collectives = new ArrayList<>();
+            if ("all".equalsIgnoreCase(collective.trim()))
+            {
+                s.collectives.addAll(List.of(Collective.values()));
+            }
+            else
+            {
+                for (final String name : collective.split(","))
+                {
+                    s.collectives.add(Collective.parse(name));
+                }
+            }
             s.minBytes = ByteSizes.parse(minBytes);
             s.maxBytes = ByteSizes.parse(maxBytes);
             if (null != stepBytes && null == stepFactor)
@@ -302,20 +314,23 @@ public final class CollCommand implements Callable<Integer>
         }
         s.timeoutSeconds = timeoutSeconds;
         s.threads = threads;
-        boolean anyOp = false;
-        for (final var type : s.types)
+        for (final Collective c : s.collectives)
         {
-            anyOp |= !s.opsFor(type).isEmpty();
-        }
-        if (!anyOp)
-        {
-            throw usage("no chosen operator applies to the chosen types (bitwise operators need integer types)");
-        }
-        for (final long size : s.sweep())
-        {
-            if (size > CollSettings.MAX_BYTES)
+            boolean anyOp = false;
+            for (final var type : s.types)
             {
-                throw usage("sizes must not exceed 1 GiB");
+                anyOp |= !s.opsFor(c, type).isEmpty();
+            }
+            if (!anyOp)
+            {
+                throw usage("no chosen operator applies to the chosen types (bitwise operators need integer types)");
+            }
+            for (final long size : s.sweep(c))
+            {
+                if (size > CollSettings.MAX_BYTES)
+                {
+                    throw usage("sizes must not exceed 1 GiB");
+                }
             }
         }
         return s;

@@ -131,7 +131,7 @@ public final class DemoCommand implements Callable<Integer>
     private CollSettings tableSettings()
     {
         final CollSettings s = new CollSettings();
-        s.collective = Collective.ALLREDUCE;
+        s.collectives = List.of(Collective.ALLREDUCE);
         s.sizes = quick ? List.of(8L, 64L << 10) : TABLE_SIZES;
         s.ranks = 2;
         s.transport = "shm";

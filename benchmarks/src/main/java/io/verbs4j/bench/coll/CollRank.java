@@ -52,6 +52,7 @@ public final class CollRank
     private final double[] allTimes;
     private final long[] myWrong = new long[1];
     private final long[] allWrong;
+    private Collective coll;
     private Communicator comm;
     private MemoryRegion sendRegion;
     private MemoryRegion recvRegion;
@@ -117,24 +118,37 @@ public final class CollRank
                 {
                     json = new PrintWriter(Files.newBufferedWriter(Path.of(s.json), StandardCharsets.UTF_8));
                 }
-                header(context);
             }
             try
             {
-                for (final DataType type : Collective.BARRIER == s.collective ? s.types.subList(0, 1) : s.types)
+                long wrong = 0;
+                for (final Collective collective : s.collectives)
                 {
-                    for (final ReduceOp op : s.opsFor(type))
+                    coll = collective;
+                    busBwSum = 0;
+                    busBwCount = 0;
+                    wrongTotal = 0;
+                    if (null != out)
                     {
-                        for (final int root : s.roots())
+                        header(context);
+                    }
+                    for (final DataType type : Collective.BARRIER == coll ? s.types.subList(0, 1) : s.types)
+                    {
+                        for (final ReduceOp op : s.opsFor(coll, type))
                         {
-                            table(type, op, root);
+                            for (final int root : s.roots(coll))
+                            {
+                                table(type, op, root);
+                            }
                         }
                     }
+                    if (null != out)
+                    {
+                        footer();
+                    }
+                    wrong += wrongTotal;
                 }
-                if (null != out)
-                {
-                    footer();
-                }
+                wrongTotal = wrong;
             }
             finally
             {
@@ -150,13 +164,16 @@ public final class CollRank
     private long maxBytes()
     {
         long max = 0;
-        for (final DataType type : s.types)
+        for (final Collective collective : s.collectives)
         {
-            for (final long size : s.sweep())
+            for (final DataType type : s.types)
             {
-                final int es = type.sizeBytes();
-                final long count = s.collective.count(size, es, n);
-                max = Math.max(max, s.collective.sizeBytes(count, es, n));
+                for (final long size : s.sweep(collective))
+                {
+                    final int es = type.sizeBytes();
+                    final long count = collective.count(size, es, n);
+                    max = Math.max(max, collective.sizeBytes(count, es, n));
+                }
             }
         }
         return (max + 7) & ~7L;
@@ -167,9 +184,9 @@ public final class CollRank
     private void table(final DataType type, final ReduceOp op, final int root)
     {
         final int es = type.sizeBytes();
-        for (final long size : s.sweep())
+        for (final long size : s.sweep(coll))
         {
-            final long count = s.collective.count(size, es, n);
+            final long count = coll.count(size, es, n);
             for (final boolean inPlace : new boolean[] {false, true})
             {
                 if (supported(inPlace))
@@ -183,11 +200,11 @@ public final class CollRank
                 }
             }
         }
-        for (final long size : s.sweep())
+        for (final long size : s.sweep(coll))
         {
-            final long count = s.collective.count(size, es, n);
+            final long count = coll.count(size, es, n);
             final StringBuilder row = new StringBuilder(NcclTestsFormat.preamble(
-                s.collective.sizeBytes(count, es, n), count, CollNames.ncclName(type),
+                coll.sizeBytes(count, es, n), count, CollNames.ncclName(type),
                 null == op ? "none" : CollNames.opName(op), root));
             for (final boolean inPlace : new boolean[] {false, true})
             {
@@ -208,7 +225,7 @@ public final class CollRank
 
     private boolean supported(final boolean inPlace)
     {
-        return inPlace ? s.collective.hasInPlace() : s.collective.hasOutOfPlace();
+        return inPlace ? coll.hasInPlace() : coll.hasOutOfPlace();
     }
 
     private String measure(final boolean inPlace, final long count, final DataType type, final ReduceOp op,
@@ -254,9 +271,9 @@ public final class CollRank
             wrongTotal += wrong;
         }
 
-        final long bytes = s.collective.algBytes(count, es, n);
+        final long bytes = coll.algBytes(count, es, n);
         final double algBw = timeUs > 0 ? bytes / 1e3 / timeUs : 0;
-        final double busBw = algBw * s.collective.busBwFactor(n);
+        final double busBw = algBw * coll.busBwFactor(n);
         busBwSum += busBw;
         busBwCount++;
         if (null != json)
@@ -288,7 +305,7 @@ public final class CollRank
         final Layout l = new Layout();
         l.recvRegion = recvRegion;
         l.sendRegion = inPlace ? recvRegion : sendRegion;
-        switch (s.collective)
+        switch (coll)
         {
             case ALLGATHER:
             case GATHER:
@@ -320,12 +337,12 @@ public final class CollRank
 
     private void call(final Layout l, final long count, final DataType type, final ReduceOp op, final int root)
     {
-        if (s.async && Collective.SENDRECV != s.collective)
+        if (s.async && Collective.SENDRECV != coll)
         {
             callAsync(l, count, type, op, root);
             return;
         }
-        switch (s.collective)
+        switch (coll)
         {
             case ALLREDUCE:
                 comm.allReduce(l.send, l.recv, count, type, op);
@@ -368,7 +385,7 @@ public final class CollRank
             awaitSlot(slot);
         }
         final CollectiveHandle h;
-        switch (s.collective)
+        switch (coll)
         {
             case ALLREDUCE:
                 h = comm.allReduceAsync(l.send, l.recv, count, type, op);
@@ -422,7 +439,7 @@ public final class CollRank
         if (!handle.await(awaitTimeout))
         {
             throw new CollectiveException(CollectiveException.Reason.TIMEOUT, rank, -1,
-                "rank " + rank + ": a non-blocking " + s.collective.label() + " did not finish within " +
+                "rank " + rank + ": a non-blocking " + coll.label() + " did not finish within " +
                 awaitTimeout.toSeconds() + " s", null);
         }
     }
@@ -435,7 +452,7 @@ public final class CollRank
         pattern.poison(l.recvRegion, l.recvOffset, l.recvBytes);
         final long sendCount = l.sendBytes / es;
         final LongUnaryOperator input;
-        switch (s.collective)
+        switch (coll)
         {
             case ALLREDUCE:
             case REDUCE:
@@ -471,7 +488,7 @@ public final class CollRank
     private long verify(final Layout l, final long count, final DataType type, final ReduceOp op, final int root)
     {
         final LongUnaryOperator expected;
-        switch (s.collective)
+        switch (coll)
         {
             case ALLREDUCE:
                 expected = j -> DataPattern.reduceExpected(op, type, n, j);
@@ -518,15 +535,16 @@ public final class CollRank
 
     private void header(final CommunicatorContext context)
     {
-        final List<Long> sweep = s.sweep();
-        out.printf(Locale.ROOT, "# verbs4j coll %s (nccl-tests %s format)%n", s.collective.label(),
-            s.collective.ncclTestsBinary());
+        final List<Long> sweep = s.sweep(coll);
+        out.printf(Locale.ROOT, "# verbs4j coll %s (%s)%n", coll.label(), Collective.BARRIER == coll ?
+            "nccl-tests format; barrier is not in nccl-tests: time only" : "nccl-tests " + coll.ncclTestsBinary() +
+            " format");
         out.printf(Locale.ROOT, "# nRanks %d (%s) transport: %s algo: %s minBytes %d maxBytes %d step: %s " +
             "warmup iters: %d iters: %d mode: %s validation: %d time: %s%n", n, s.threads ? "threads" : "processes",
             s.transport, CollNames.algorithmName(s.algorithm), s.sizes.isEmpty() ? s.minBytes : sweep.get(0),
             s.sizes.isEmpty() ? s.maxBytes : sweep.get(sweep.size() - 1),
             !s.sizes.isEmpty() ? "list" : (s.stepFactor > 1 ? s.stepFactor + "(factor)" : s.stepBytes + "(bytes)"),
-            s.warmup, s.iters, s.async && Collective.SENDRECV != s.collective ? "async" : "blocking",
+            s.warmup, s.iters, s.async && Collective.SENDRECV != coll ? "async" : "blocking",
             s.check ? 1 : 0, averageName(s.average));
         out.printf(Locale.ROOT, "# idle: %s; device progress thread: %s | JDK %s | %d CPUs%n",
             s.busyPoll ? "busy-poll (spin)" : String.format(Locale.ROOT, "spin %d, yield %d, park %d-%d us",
@@ -548,7 +566,7 @@ public final class CollRank
             links.append(' ').append(peer).append(':').append(comm.transport(peer));
         }
         out.println("# Rank 0 links (peer:provider):" + (links.length() == 0 ? " none" : links));
-        if (s.async && Collective.SENDRECV == s.collective)
+        if (s.async && Collective.SENDRECV == coll)
         {
             out.println("# sendrecv has no non-blocking form: blocking calls");
         }
@@ -564,7 +582,7 @@ public final class CollRank
     {
         for (final String line : NcclTestsFormat.footer(wrongTotal, busBwCount > 0 ? busBwSum / busBwCount : 0))
         {
-            if ("#".equals(line) && Collective.ALLREDUCE == s.collective)
+            if ("#".equals(line) && Collective.ALLREDUCE == coll)
             {
                 out.println("# AllReduce algorithm by size (" + CollNames.algorithmName(s.algorithm) + "): " +
                     algorithms() + " | " + comm.costModel());
@@ -580,9 +598,9 @@ public final class CollRank
         Algorithm previous = null;
         long first = -1;
         long last = -1;
-        for (final long size : s.sweep())
+        for (final long size : s.sweep(coll))
         {
-            final long bytes = s.collective.sizeBytes(s.collective.count(size, 4, n), 4, n);
+            final long bytes = coll.sizeBytes(coll.count(size, 4, n), 4, n);
             final Algorithm algorithm = comm.allReduceAlgorithm(bytes, Algorithm.AUTO);
             if (algorithm != previous && null != previous)
             {
@@ -624,9 +642,9 @@ public final class CollRank
                 "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"iters\":%d," +
                 "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
                 "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
-            s.collective.label(), n, s.threads ? "threads" : "processes", s.transport,
-            CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != s.collective ? "async" : "blocking",
-            s.busyPoll, inPlace ? "in-place" : "out-of-place", s.collective.sizeBytes(count, es, n), count,
+            coll.label(), n, s.threads ? "threads" : "processes", s.transport,
+            CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != coll ? "async" : "blocking",
+            s.busyPoll, inPlace ? "in-place" : "out-of-place", coll.sizeBytes(count, es, n), count,
             type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup, s.iters,
             averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]), num(algBw),
             num(busBw), wrong < 0 ? "null" : Long.toString(wrong));

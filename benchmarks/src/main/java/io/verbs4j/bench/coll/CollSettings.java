@@ -17,8 +17,8 @@ public final class CollSettings
     /** Largest swept size: 1 GiB (the size column, i.e. the larger of the send and receive buffers). */
     public static final long MAX_BYTES = 1L << 30;
 
-    /** The collective. */
-    public Collective collective = Collective.ALLREDUCE;
+    /** The collectives, one table each, in order. */
+    public List<Collective> collectives = List.of(Collective.ALLREDUCE);
     /** {@code -b}. */
     public long minBytes = 8;
     /** {@code -e}. */
@@ -63,9 +63,10 @@ public final class CollSettings
     /**
      * The sizes this run sweeps, as nccl-tests: from {@code -b} to {@code -e}, times {@code -f} or plus {@code -i}.
      *
+     * @param collective the collective ({@code barrier} has one row, size 0).
      * @return the sizes in bytes.
      */
-    public List<Long> sweep()
+    public List<Long> sweep(final Collective collective)
     {
         if (!sizes.isEmpty())
         {
@@ -91,9 +92,10 @@ public final class CollSettings
     /**
      * The roots one row set covers.
      *
+     * @param collective the collective.
      * @return {@code [root]}, every rank for {@code -r all}, or {@code [-1]} for collectives without a root.
      */
-    public int[] roots()
+    public int[] roots(final Collective collective)
     {
         if (!collective.rooted())
         {
@@ -114,10 +116,11 @@ public final class CollSettings
     /**
      * The operators a type runs with.
      *
-     * @param type the type.
+     * @param collective the collective.
+     * @param type       the type.
      * @return {@code [null]} for collectives that do not reduce; the chosen operators the type supports otherwise.
      */
-    public List<ReduceOp> opsFor(final DataType type)
+    public List<ReduceOp> opsFor(final Collective collective, final DataType type)
     {
         final List<ReduceOp> result = new ArrayList<>();
         if (!collective.reduction())
@@ -143,7 +146,12 @@ public final class CollSettings
     public List<String> toArgs()
     {
         final List<String> args = new ArrayList<>();
-        args.add(collective.label());
+        final StringBuilder names = new StringBuilder();
+        for (final Collective collective : collectives)
+        {
+            names.append(names.length() == 0 ? "" : ",").append(collective.label());
+        }
+        args.add(names.toString());
         add(args, "-b", minBytes);
         add(args, "-e", maxBytes);
         if (stepFactor > 1)
