@@ -266,6 +266,14 @@ public final class CollCommand implements Callable<Integer>
             throw usage("-g/--ranks must be in 1..64");
         }
         s.ranks = ranks;
+        if (1 == ranks && s.collectives.contains(Collective.SENDRECV))
+        {
+            if (!"all".equalsIgnoreCase(collective.trim()))
+            {
+                throw usage("sendrecv needs at least 2 ranks (a rank cannot send to itself)");
+            }
+            s.collectives.remove(Collective.SENDRECV);
+        }
         if ("all".equalsIgnoreCase(root.trim()))
         {
             s.root = -1;
