@@ -81,6 +81,7 @@ class CollSmokeTest
         run(2, "coll", "allreduce", "-d", "float32", "-o", "xor");
         run(2, "coll", "nosuch");
         run(2, "coll", "allreduce", "--async", "--blocking");
+        run(2, "coll", "sendrecv", "-g", "1");
     }
 
     private static String run(final int expectedCode, final String... args)
