@@ -1,5 +1,7 @@
 package io.verbs4j.bench.cli;
 
+import io.verbs4j.bench.coll.CollSettings;
+import io.verbs4j.bench.coll.Collective;
 import io.verbs4j.bench.report.BandwidthStats;
 import io.verbs4j.bench.report.CollectingResultSink;
 import io.verbs4j.bench.report.LatencyStats;
@@ -7,8 +9,11 @@ import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.bench.run.TestPlan;
 import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.TestKind;
-import io.verbs4j.bench.spi.TransportUnderTest;
-import io.verbs4j.bench.spi.WaitLoop;
+import io.verbs4j.collectives.demo.TrainingDemo;
+import io.verbs4j.collectives.launch.ClusterResult;
+import io.verbs4j.collectives.launch.LoopbackCluster;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,57 +22,59 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code verbs4j demo}: the project's main job in one screen. Two processes (this JVM and a child JVM) exchange RDMA
- * WRITE, SEND/RECV and RDMA READ over the shm provider at 8 B, 4 KiB, 64 KiB and 1 MiB; the same run measures
- * {@code java.net.Socket} over loopback and the raw shared-memory floors (one cache line, a two-copy ring, a single
- * memcpy); then prints latency and bandwidth as a compact table with ratios. The measurements are the perftest
- * tool's ({@code verbs4j perftest} prints the full tables); the demo only picks the transports, sizes and counts so
- * that the whole run takes 30-60 s on two cores.
+ * {@code verbs4j demo}: the project's main job in one command, on a loopback cluster with no external service.
+ * <ol>
+ *   <li>Data-parallel training: {@link TrainingDemo} (logistic regression) over 4 JVM processes started by
+ *       {@link LoopbackCluster}, the gradient averaged by an AllReduce every step, the ranks' weights compared bit for
+ *       bit at the end, then its own AllReduce timing table for the 4 ranks.</li>
+ *   <li>An nccl-tests AllReduce table ({@code verbs4j coll allreduce}): 2 processes over shm, float32 sum, 8 B to
+ *       4 MiB, every row checked.</li>
+ *   <li>For scale: {@code java.net.Socket} between two JVMs over loopback TCP (the perftest {@code socket}
+ *       baseline), 8 B one-way latency and 1 MiB streaming bandwidth.</li>
+ * </ol>
+ * About 40-90 s on two cores. {@code --verbs} runs the verbs-layer demo instead (shm WRITE/SEND/READ vs sockets).
  */
 @Command(
     name = "demo",
     sortOptions = false,
     usageHelpWidth = 120,
     description = {
-        "Two JVMs exchange RDMA WRITE, SEND/RECV and RDMA READ over the verbs4j shm provider (8 B, 4 KiB, 64 KiB,",
-        "1 MiB), next to java.net.Socket and raw shared-memory baselines measured in the same run; prints one-way",
-        "latency (median) and bandwidth with ratios. About 30-60 s. Full tables: 'verbs4j perftest'." },
-    footer = { "", "Exit codes: 0 ok, 1 a measurement failed, 2 bad command line." })
+        "Collectives on a loopback cluster: data-parallel training over 4 JVM processes (gradient AllReduce every",
+        "step, weights compared bit for bit), then an nccl-tests AllReduce table for 2 processes over shm (8 B-4 MiB),",
+        "then a java.net.Socket baseline for scale. About 40-90 s on two cores, no external service.",
+        "",
+        "--verbs: the verbs-layer demo instead (shm WRITE/SEND/READ between two JVMs vs java.net.Socket and raw",
+        "shared memory; about 30-60 s)." },
+    footer = { "", "Exit codes: 0 ok, 1 a step failed, 2 bad command line." })
 public final class DemoCommand implements Callable<Integer>
 {
-    /** Sizes shown. */
-    static final int[] SIZES = { 8, 4 << 10, 64 << 10, 1 << 20 };
-    /** Sizes of the {@code --quick} plumbing run. */
-    static final int[] QUICK_SIZES = { 8, 4 << 10 };
-    /** Verbs transports shown, in column order. */
-    static final String[] VERBS = { "shm-write", "shm-send", "shm-read" };
-    /** Messages per bandwidth window (perftest's default tx depth). */
-    static final int WINDOW = 128;
-
-    private static final String SOCKET = "socket";
-    private static final String CACHE_LINE = "shm-cacheline";
-    private static final String SHM_RING = "shm-memcpy";
-    private static final String MEMCPY = "memcpy";
+    /** Ranks of the training step. */
+    static final int TRAINING_RANKS = 4;
+    /** Sizes of the AllReduce table. */
+    static final List<Long> TABLE_SIZES = List.of(8L, 1L << 10, 64L << 10, 1L << 20, 4L << 20);
 
     @Spec
     private CommandSpec spec;
 
+    @Option(names = "--verbs", description = "Run the verbs-layer demo (shm WRITE/SEND/READ vs sockets) instead.")
+    private boolean verbs;
+
     @Option(names = "--busy-poll",
-        description = "Busy-spin in every polling loop and provider thread (default: back off).")
+        description = "Waiting threads spin instead of spin-yield-park (AllReduce table, socket baseline, --verbs).")
     private boolean busyPoll;
 
-    @Option(names = "--quick", hidden = true, description = "Tiny counts and two sizes: checks the plumbing only.")
+    @Option(names = "--quick", hidden = true, description = "Tiny counts: checks the plumbing only.")
     private boolean quick;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-        description = "Longest wait for the peer at any point (default: ${DEFAULT-VALUE}).")
+        description = "Longest wait for a peer at any point (default: ${DEFAULT-VALUE}).")
     private long timeoutSeconds;
 
     @Option(names = { "-h", "--help" }, usageHelp = true, description = "Show this help and exit.")
@@ -77,164 +84,95 @@ public final class DemoCommand implements Callable<Integer>
      * Runs the demo.
      *
      * @return the exit code.
-     * @throws IOException if the peer JVM or the control connection fails.
+     * @throws IOException if a peer JVM or a control connection fails.
      */
     @Override
     public Integer call() throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        if (verbs)
+        {
+            return new VerbsDemo(busyPoll, quick, timeoutSeconds).run(out, err);
+        }
         LocalRun.quietProviderLogs();
-        final TransportRegistry registry = TransportRegistry.standard();
-        final int[] sizes = quick ? QUICK_SIZES : SIZES;
-        final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
-        final List<TestPlan> plans = plans(registry, sizes, timeoutMs);
-        err.println("verbs4j demo: measuring " + plans.size() + " sessions (two JVMs over shm and loopback TCP)...");
-        err.flush();
-        final CollectingResultSink results = new CollectingResultSink(err);
         final long startNs = System.nanoTime();
+        out.printf(Locale.ROOT, "verbs4j demo: collectives on a loopback cluster (JDK %s, %d CPUs; one run on a " +
+            "possibly busy machine)%n%n", System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+
+        out.println("== 1/3 Data-parallel training: " + TRAINING_RANKS + " JVM processes, gradient AllReduce every " +
+            "step (io.verbs4j.collectives.demo.TrainingDemo)");
+        out.flush();
+        final ClusterResult training = new LoopbackCluster(TRAINING_RANKS)
+            .timeout(Duration.ofSeconds(Math.max(120, 4 * timeoutSeconds)))
+            .output(new RankOutput(out, err, false))
+            .run(TrainingDemo.class.getName(), Integer.toString(TRAINING_RANKS), "");
+        out.println(training.succeeded() ? "training: ok" : "training FAILED: " + training);
+        out.println();
+
+        out.println("== 2/3 AllReduce, 2 JVM processes over shm, float32 sum (verbs4j coll allreduce)");
+        out.flush();
+        final int table = CollCommand.runProcesses(tableSettings(), out, err);
+
+        out.println();
+        out.println("== 3/3 For scale: java.net.Socket between two JVMs over loopback TCP (perftest 'socket')");
+        out.flush();
+        final int socket = socketBaseline(out, err);
+
+        out.println();
+        out.printf(Locale.ROOT, "demo finished in %.0f s. More: ./verbs4j coll --help (every collective, sweeps, " +
+            "threads/processes, shm/tcp); ./verbs4j demo --verbs (the verbs layer).%n",
+            (System.nanoTime() - startNs) / 1e9);
+        out.flush();
+        return training.succeeded() && 0 == table && 0 == socket ? CommandLine.ExitCode.OK :
+            CommandLine.ExitCode.SOFTWARE;
+    }
+
+    private CollSettings tableSettings()
+    {
+        final CollSettings s = new CollSettings();
+        s.collectives = List.of(Collective.ALLREDUCE);
+        s.sizes = quick ? List.of(8L, 64L << 10) : TABLE_SIZES;
+        s.ranks = 2;
+        s.transport = "shm";
+        s.types = List.of(DataType.FLOAT32);
+        s.ops = List.of(ReduceOp.SUM);
+        s.warmup = quick ? 2 : 50;
+        s.iters = quick ? 5 : 200;
+        s.busyPoll = busyPoll;
+        s.timeoutSeconds = (int)Math.max(10, timeoutSeconds);
+        return s;
+    }
+
+    private int socketBaseline(final PrintWriter out, final PrintWriter err) throws IOException
+    {
+        final TransportRegistry registry = TransportRegistry.standard();
+        final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
+        final long latencyIters = quick ? 50 : 5_000;
+        final long messages = quick ? 32 : 800;
+        final List<TestPlan> plans = List.of(
+            new TestPlan(registry.find("socket"), TestKind.LATENCY, List.of(8), latencyIters / 2, latencyIters, 1,
+                busyPoll, timeoutMs),
+            new TestPlan(registry.find("socket"), TestKind.BANDWIDTH, List.of(1 << 20), messages / 4, messages,
+                quick ? 16 : VerbsDemo.WINDOW, busyPoll, timeoutMs));
+        final CollectingResultSink results = new CollectingResultSink(err);
         final int failures = LocalRun.run(plans, results, timeoutMs, List.of("--quiet-provider-logs"), err);
         err.println();
-        err.println();
         err.flush();
-        print(out, results, sizes, (System.nanoTime() - startNs) / 1e9);
-        return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
-    }
-
-    private List<TestPlan> plans(final TransportRegistry registry, final int[] sizes, final long timeoutMs)
-    {
-        final List<TestPlan> plans = new ArrayList<>();
-        final String[] latencyTransports = { VERBS[0], VERBS[1], VERBS[2], SOCKET, CACHE_LINE };
-        final String[] bandwidthTransports = { VERBS[0], VERBS[1], VERBS[2], SOCKET, SHM_RING, MEMCPY };
-        for (final String name : latencyTransports)
-        {
-            final TransportUnderTest transport = registry.find(name);
-            for (final int size : sizes)
-            {
-                if (transport.supports(TestKind.LATENCY, size))
-                {
-                    final long iterations = quick ? 50 : latencyIterations(size);
-                    plans.add(new TestPlan(transport, TestKind.LATENCY, List.of(size), iterations / 2, iterations, 1,
-                        busyPoll, timeoutMs));
-                }
-            }
-        }
-        for (final String name : bandwidthTransports)
-        {
-            final TransportUnderTest transport = registry.find(name);
-            for (final int size : sizes)
-            {
-                final long messages = quick ? 256 : bandwidthMessages(size);
-                plans.add(new TestPlan(transport, TestKind.BANDWIDTH, List.of(size), messages / 4, messages,
-                    quick ? 16 : WINDOW, busyPoll, timeoutMs));
-            }
-        }
-        return plans;
-    }
-
-    static long latencyIterations(final int size)
-    {
-        return size <= 4096 ? 5_000 : (size <= 65536 ? 1_000 : 200);
-    }
-
-    static long bandwidthMessages(final int size)
-    {
-        return size <= 4096 ? 20_000 : (size <= 65536 ? 4_000 : 400);
-    }
-
-    private void print(final PrintWriter out, final CollectingResultSink results, final int[] sizes,
-        final double seconds)
-    {
-        out.printf(Locale.ROOT, "verbs4j demo: shm provider between two JVMs vs java.net.Socket (loopback) and raw " +
-            "shared memory%n");
-        out.printf(Locale.ROOT, "idle: %s | JDK %s | %d CPUs | %.0f s | one run on a possibly busy machine: " +
-            "compare ratios, not absolutes%n%n", WaitLoop.modeName(busyPoll), System.getProperty("java.version"),
-            Runtime.getRuntime().availableProcessors(), seconds);
-
-        out.println("One-way latency, median usec (WRITE/SEND: round trip / 2; READ: one full READ, as ib_read_lat)");
-        out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %10s  | %12s %12s%n",
-            "size", "shm WRITE", "shm SEND", "shm READ", "socket", "cache line", "socket/WRITE", "socket/SEND");
-        for (final int size : sizes)
-        {
-            final double write = typicalUs(results.latency(VERBS[0], size));
-            final double send = typicalUs(results.latency(VERBS[1], size));
-            final double read = typicalUs(results.latency(VERBS[2], size));
-            final double socket = typicalUs(results.latency(SOCKET, size));
-            final double line = typicalUs(results.latency(CACHE_LINE, size));
-            out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %10s  | %12s %12s%n", sizeName(size), value(write),
-                value(send), value(read), value(socket), value(line), ratio(socket, write), ratio(socket, send));
-        }
-
-        out.println();
-        out.println("Bandwidth, average GB/s (1e9 B/s; windows of " + (quick ? 16 : WINDOW) +
-            " messages, each window completed by the receiver; memcpy: one thread, no peer)");
-        out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %10s %10s  | %12s %12s %12s%n",
-            "size", "shm WRITE", "shm SEND", "shm READ", "socket", "shm-memcpy", "memcpy",
-            "WRITE/socket", "SEND/socket", "WRITE/ring");
-        for (final int size : sizes)
-        {
-            final double write = averageGBps(results.bandwidth(VERBS[0], size));
-            final double send = averageGBps(results.bandwidth(VERBS[1], size));
-            final double read = averageGBps(results.bandwidth(VERBS[2], size));
-            final double socket = averageGBps(results.bandwidth(SOCKET, size));
-            final double ring = averageGBps(results.bandwidth(SHM_RING, size));
-            final double memcpy = averageGBps(results.bandwidth(MEMCPY, size));
-            out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %10s %10s  | %12s %12s %12s%n", sizeName(size),
-                value(write), value(send), value(read), value(socket), value(ring), value(memcpy),
-                ratio(write, socket), ratio(send, socket), ratio(write, ring));
-        }
-        out.println();
-        out.println("Ratios > 1x favour verbs4j. cache line = one 8-byte word ping-ponged through /dev/shm " +
-            "(the floor);");
-        out.println("shm-memcpy = two-copy SPSC ring between the two JVMs. Full perftest tables (min/max/p99/p99.9):");
-        out.println("  ./verbs4j perftest -T shm-write,shm-send,shm-read,socket,shm-cacheline -s 8,4K,64K,1M" +
-            (busyPoll ? " --busy-poll" : ""));
+        final LatencyStats latency = results.latency("socket", 8);
+        final BandwidthStats bandwidth = results.bandwidth("socket", 1 << 20);
+        out.printf(Locale.ROOT, "socket 8 B one-way latency (median, round trip / 2): %s us; round trip: %s us%n",
+            null == latency ? "-" : VerbsDemo.value(latency.typicalNs() / 1e3),
+            null == latency ? "-" : VerbsDemo.value(2 * latency.typicalNs() / 1e3));
+        out.printf(Locale.ROOT, "socket 1 MiB streaming bandwidth (average): %s GB/s%n",
+            null == bandwidth ? "-" : VerbsDemo.value(bandwidth.averageGBps()));
+        out.println("(an 8 B AllReduce of 2 ranks is at least one round trip; busbw of 2 ranks = algbw = " +
+            "size / time)");
         for (final String note : results.notes())
         {
             out.println("# " + note);
         }
         out.flush();
-    }
-
-    private static double typicalUs(final LatencyStats stats)
-    {
-        return null == stats ? Double.NaN : stats.typicalNs() / 1_000.0;
-    }
-
-    private static double averageGBps(final BandwidthStats stats)
-    {
-        return null == stats ? Double.NaN : stats.averageGBps();
-    }
-
-    static String value(final double value)
-    {
-        if (Double.isNaN(value))
-        {
-            return "-";
-        }
-        return String.format(Locale.ROOT, value >= 100 ? "%.0f" : (value >= 1 ? "%.2f" : "%.3g"), value);
-    }
-
-    static String ratio(final double numerator, final double denominator)
-    {
-        if (Double.isNaN(numerator) || Double.isNaN(denominator) || 0 == denominator)
-        {
-            return "-";
-        }
-        final double ratio = numerator / denominator;
-        return String.format(Locale.ROOT, ratio >= 10 ? "%.0fx" : "%.1fx", ratio);
-    }
-
-    static String sizeName(final int size)
-    {
-        if (size >= 1 << 20 && 0 == size % (1 << 20))
-        {
-            return (size >> 20) + " MiB";
-        }
-        if (size >= 1 << 10 && 0 == size % (1 << 10))
-        {
-            return (size >> 10) + " KiB";
-        }
-        return size + " B";
+        return failures;
     }
 }

@@ -13,14 +13,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The demo's plumbing: child JVM, every transport it shows, the summary table (with {@code --quick}: two sizes,
- * tiny counts; the figures are not checked).
+ * The demos' plumbing (with {@code --quick}: tiny counts; the figures are not checked): the collectives demo's three
+ * steps, and the verbs demo's child JVM, every transport it shows and its summary tables.
  */
 class DemoCommandTest
 {
     @Test
-    @Timeout(90)
-    void shouldPrintBothTablesWithRatios()
+    @Timeout(180)
+    void shouldTrainThenPrintTheAllReduceTableAndTheSocketBaseline()
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
@@ -29,6 +29,29 @@ class DemoCommandTest
         commandLine.setErr(new PrintWriter(err, true));
 
         final int code = commandLine.execute("demo", "--quick", "--timeout", "20");
+
+        final String text = out.toString();
+        assertEquals(0, code, () -> text + "\n" + err);
+        assertTrue(text.contains("weights agree with every rank bit for bit: yes"), text);
+        assertTrue(text.contains("training: ok"), text);
+        assertTrue(text.contains("#       size         count      type   redop    root     time"), text);
+        assertTrue(line(text, "           8             2     float     sum      -1").endsWith(" 0"), text);
+        assertTrue(text.contains("# Out of bounds values : 0 OK"), text);
+        assertFalse(line(text, "socket 8 B one-way latency").contains(" - "), text);
+        assertFalse(line(text, "socket 1 MiB streaming bandwidth").contains(" - "), text);
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldPrintBothVerbsTablesWithRatios()
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = Main.commandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+
+        final int code = commandLine.execute("demo", "--verbs", "--quick", "--timeout", "20");
 
         final String text = out.toString();
         assertEquals(0, code, () -> text + "\n" + err);
@@ -46,17 +69,17 @@ class DemoCommandTest
     @Test
     void shouldFormatValuesRatiosAndSizes()
     {
-        assertEquals("0.123", DemoCommand.value(0.1234));
-        assertEquals("1.23", DemoCommand.value(1.234));
-        assertEquals("123", DemoCommand.value(123.4));
-        assertEquals("0.000312", DemoCommand.value(0.000312));
-        assertEquals("-", DemoCommand.value(Double.NaN));
-        assertEquals("2.5x", DemoCommand.ratio(5, 2));
-        assertEquals("12x", DemoCommand.ratio(24, 2));
-        assertEquals("-", DemoCommand.ratio(1, Double.NaN));
-        assertEquals("8 B", DemoCommand.sizeName(8));
-        assertEquals("64 KiB", DemoCommand.sizeName(65536));
-        assertEquals("1 MiB", DemoCommand.sizeName(1 << 20));
+        assertEquals("0.123", VerbsDemo.value(0.1234));
+        assertEquals("1.23", VerbsDemo.value(1.234));
+        assertEquals("123", VerbsDemo.value(123.4));
+        assertEquals("0.000312", VerbsDemo.value(0.000312));
+        assertEquals("-", VerbsDemo.value(Double.NaN));
+        assertEquals("2.5x", VerbsDemo.ratio(5, 2));
+        assertEquals("12x", VerbsDemo.ratio(24, 2));
+        assertEquals("-", VerbsDemo.ratio(1, Double.NaN));
+        assertEquals("8 B", VerbsDemo.sizeName(8));
+        assertEquals("64 KiB", VerbsDemo.sizeName(65536));
+        assertEquals("1 MiB", VerbsDemo.sizeName(1 << 20));
     }
 
     private static String line(final String text, final String prefix)

@@ -1,0 +1,413 @@
+package io.verbs4j.bench.cli;
+
+import io.verbs4j.bench.Main;
+import io.verbs4j.bench.coll.CollNames;
+import io.verbs4j.bench.coll.CollRank;
+import io.verbs4j.bench.coll.CollSettings;
+import io.verbs4j.bench.coll.Collective;
+import io.verbs4j.bench.run.LocalRun;
+import io.verbs4j.collectives.launch.ClusterFailedException;
+import io.verbs4j.collectives.launch.ClusterResult;
+import io.verbs4j.collectives.launch.LoopbackCluster;
+import io.verbs4j.collectives.launch.ThreadCluster;
+import io.verbs4j.collectives.rendezvous.FileStore;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code verbs4j coll <collective>}: nccl-tests-style tables for one collective of the {@code collectives} module
+ * ({@code all_reduce_perf}, {@code broadcast_perf}, ...), with nccl-tests' flags where they make sense on a CPU.
+ * Ranks are separate JVM processes started by {@link LoopbackCluster} (default) or threads of this JVM
+ * ({@code --threads}); rank 0 prints the table.
+ */
+@Command(
+    name = "coll",
+    sortOptions = false,
+    usageHelpWidth = 120,
+    description = {
+        "nccl-tests-style benchmark of one collective: size sweep, out-of-place and in-place columns, correctness",
+        "check on every row, nccl-tests' column layout, algbw and busbw (GB/s = 1e9 B/s).",
+        "",
+        "Collectives: allreduce broadcast reduce allgather reducescatter alltoall gather scatter barrier sendrecv",
+        "(nccl-tests binary names work too: all_reduce_perf, all_gather_perf, ...), a comma list, or all: one",
+        "table each, same ranks and communicator.",
+        "",
+        "busbw = algbw x 2(n-1)/n (allreduce), (n-1)/n (allgather, reducescatter, alltoall, gather, scatter),",
+        "1 (broadcast, reduce, sendrecv). time = per call, averaged over -n calls on each rank, then the mean over",
+        "ranks (-a 1, nccl-tests' default; -a 3 = the slowest rank's). Out-of-place of broadcast and in-place of",
+        "barrier do not exist in the API: N/A.",
+        "" },
+    footer = {
+        "",
+        "Examples:",
+        "  verbs4j coll allreduce -b 8 -e 4M -f 4 -g 2                 2 JVMs over shm, float sum",
+        "  verbs4j coll allreduce -b 8 -e 64K -g 2 --threads --algo rd  2 threads, recursive doubling",
+        "  verbs4j coll allgather -b 1K -e 1M -g 4 --transport tcp      4 JVMs over loopback tcp",
+        "  verbs4j coll reduce -d all -o all -r all -b 64 -e 64 -n 5    every type, operator and root",
+        "",
+        "Exit codes: 0 ok, 1 wrong results or a failed rank, 2 bad command line." })
+public final class CollCommand implements Callable<Integer>
+{
+    private static final Duration CLUSTER_LIMIT = Duration.ofHours(12);
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "COLLECTIVE",
+        description = "One of: ${COMPLETION-CANDIDATES}; or a comma list, or all.", completionCandidates = Names.class)
+    private String collective;
+
+    @Option(names = { "-b", "--minbytes" }, paramLabel = "BYTES", defaultValue = "8",
+        description = "Smallest size (K/M/G suffixes = 2^10/2^20/2^30; default: ${DEFAULT-VALUE}).")
+    private String minBytes;
+
+    @Option(names = { "-e", "--maxbytes" }, paramLabel = "BYTES", defaultValue = "4M",
+        description = "Largest size (default: ${DEFAULT-VALUE}).")
+    private String maxBytes;
+
+    @Option(names = { "-f", "--stepfactor" }, paramLabel = "F",
+        description = "Multiply the size by F between rows (default: 2, unless -i is given).")
+    private Long stepFactor;
+
+    @Option(names = { "-i", "--stepbytes" }, paramLabel = "BYTES",
+        description = "Add BYTES between rows instead of multiplying.")
+    private String stepBytes;
+
+    @Option(names = "--sizes", paramLabel = "LIST",
+        description = "Explicit sizes, comma-separated (e.g. 8,1K,64K,1M,4M); overrides -b/-e/-f/-i.")
+    private String sizes;
+
+    @Option(names = { "-g", "--ranks" }, paramLabel = "N", defaultValue = "2",
+        description = "Number of ranks (default: ${DEFAULT-VALUE}).")
+    private int ranks;
+
+    @Option(names = "--threads",
+        description = "Ranks are threads of this JVM (default: one JVM process per rank, LoopbackCluster).")
+    private boolean threads;
+
+    @Option(names = "--transport", paramLabel = "shm|tcp|auto", defaultValue = "shm",
+        description = "Provider for every link; auto = chosen per peer (default: ${DEFAULT-VALUE}).")
+    private String transport;
+
+    @Option(names = "--algo", paramLabel = "auto|ring|tree|rd|hd", defaultValue = "auto",
+        description = "Algorithm (communicator default): auto = cost model; rd = recursive doubling, " +
+            "hd = halving-doubling (default: ${DEFAULT-VALUE}).")
+    private String algo;
+
+    @Option(names = { "-d", "--datatype" }, paramLabel = "TYPE", defaultValue = "float32",
+        description = "int8 uint8 int32 int64 float16 bfloat16 float32 float64, a comma list, or all " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String datatype;
+
+    @Option(names = { "-o", "--op" }, paramLabel = "OP", defaultValue = "sum",
+        description = "sum prod min max avg and or xor (integer types), a comma list, or all " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String op;
+
+    @Option(names = { "-r", "--root" }, paramLabel = "RANK", defaultValue = "0",
+        description = "Root of broadcast, reduce, gather, scatter, or all (default: ${DEFAULT-VALUE}).")
+    private String root;
+
+    @Option(names = { "-w", "--warmup_iters" }, paramLabel = "N", defaultValue = "20",
+        description = "Untimed calls per size and placement, all sizes before the first row (default: " +
+            "${DEFAULT-VALUE}; nccl-tests: 5, more here for the JIT).")
+    private int warmup;
+
+    @Option(names = { "-n", "--iters" }, paramLabel = "N", defaultValue = "100",
+        description = "Timed calls per size and placement (default: ${DEFAULT-VALUE}; nccl-tests: 20).")
+    private int iters;
+
+    @Option(names = "--blocking", description = "Blocking calls on the rank's thread (the default).")
+    private boolean blocking;
+
+    @Option(names = "--async",
+        description = "Non-blocking calls (progress thread), up to " + CollRank.ASYNC_WINDOW + " in flight.")
+    private boolean async;
+
+    @Option(names = { "-c", "--check" }, paramLabel = "0|1", defaultValue = "1",
+        description = "Check the results of every row (one extra call with known data; default: ${DEFAULT-VALUE}).")
+    private int check;
+
+    @Option(names = { "-a", "--average" }, paramLabel = "0|1|2|3", defaultValue = "1",
+        description = "Time column over ranks, as nccl-tests: 0 rank 0, 1 mean, 2 min, 3 max " +
+            "(default: ${DEFAULT-VALUE}).")
+    private int average;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write one JSON object per measurement.")
+    private Path json;
+
+    @Option(names = "--busy-poll", description = "Waiting threads spin (default: spin, yield, then park).")
+    private boolean busyPoll;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+        description = "Limit per call and for the bootstrap (default: ${DEFAULT-VALUE}).")
+    private int timeoutSeconds;
+
+    @Option(names = "--rank-process", hidden = true, description = "Run as one rank of a LoopbackCluster.")
+    private boolean rankProcess;
+
+    @Option(names = { "-h", "--help" }, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    /** Completion candidates for the collective parameter. */
+    static final class Names extends ArrayList<String>
+    {
+        private static final long serialVersionUID = 1L;
+
+        Names()
+        {
+            for (final Collective c : Collective.values())
+            {
+                add(c.label());
+            }
+        }
+    }
+
+    /**
+     * Runs the tool.
+     *
+     * @return the exit code.
+     * @throws IOException if the JSON file cannot be written.
+     */
+    @Override
+    public Integer call() throws IOException
+    {
+        final CollSettings settings = settings();
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        LocalRun.quietProviderLogs();
+        if (rankProcess)
+        {
+            return runAsRankProcess(settings, out);
+        }
+        if (settings.threads)
+        {
+            return runThreads(settings, out, err);
+        }
+        return runProcesses(settings, out, err);
+    }
+
+    /**
+     * Parses and checks the options.
+     *
+     * @return the settings.
+     * @throws ParameterException for bad input (exit 2).
+     */
+    CollSettings settings()
+    {
+        final CollSettings s = new CollSettings();
+        try
+        {
+            s.collectives = new ArrayList<>();
+            if ("all".equalsIgnoreCase(collective.trim()))
+            {
+                s.collectives.addAll(List.of(Collective.values()));
+            }
+            else
+            {
+                for (final String name : collective.split(","))
+                {
+                    s.collectives.add(Collective.parse(name));
+                }
+            }
+            s.minBytes = ByteSizes.parse(minBytes);
+            s.maxBytes = ByteSizes.parse(maxBytes);
+            if (null != stepBytes && null == stepFactor)
+            {
+                s.stepFactor = 0;
+                s.stepBytes = ByteSizes.parse(stepBytes);
+            }
+            else
+            {
+                s.stepFactor = null == stepFactor ? 2 : stepFactor;
+                s.stepBytes = null == stepBytes ? 0 : ByteSizes.parse(stepBytes);
+            }
+            if (null != sizes)
+            {
+                for (final int size : ByteSizes.parseList(sizes))
+                {
+                    s.sizes.add((long)size);
+                }
+            }
+            s.transport = transport.trim().toLowerCase(java.util.Locale.ROOT);
+            CollNames.transport(s.transport);
+            s.algorithm = CollNames.algorithm(algo);
+            s.types = CollNames.dataTypes(datatype);
+            s.ops = CollNames.ops(op);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw usage(ex.getMessage());
+        }
+        if (s.minBytes > s.maxBytes)
+        {
+            throw usage("-b must not exceed -e");
+        }
+        if (1 == s.stepFactor || (s.stepFactor < 1 && s.stepBytes < 1))
+        {
+            throw usage("-f must be >= 2, or give -i");
+        }
+        if (ranks < 1 || ranks > 64)
+        {
+            throw usage("-g/--ranks must be in 1..64");
+        }
+        s.ranks = ranks;
+        if (1 == ranks && s.collectives.contains(Collective.SENDRECV))
+        {
+            if (!"all".equalsIgnoreCase(collective.trim()))
+            {
+                throw usage("sendrecv needs at least 2 ranks (a rank cannot send to itself)");
+            }
+            s.collectives.remove(Collective.SENDRECV);
+        }
+        if ("all".equalsIgnoreCase(root.trim()))
+        {
+            s.root = -1;
+        }
+        else
+        {
+            try
+            {
+                s.root = Integer.parseInt(root.trim());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw usage("-r must be a rank or 'all'");
+            }
+            if (s.root < 0 || s.root >= ranks)
+            {
+                throw usage("-r must be in 0.." + (ranks - 1));
+            }
+        }
+        if (warmup < 0 || iters < 1)
+        {
+            throw usage("-w must be >= 0 and -n >= 1");
+        }
+        s.warmup = warmup;
+        s.iters = iters;
+        if (blocking && async)
+        {
+            throw usage("--blocking and --async are mutually exclusive");
+        }
+        s.async = async;
+        if (0 != check && 1 != check)
+        {
+            throw usage("-c must be 0 or 1");
+        }
+        s.check = 1 == check;
+        if (average < 0 || average > 3)
+        {
+            throw usage("-a must be 0, 1, 2 or 3");
+        }
+        s.average = average;
+        s.json = null == json ? null : json.toAbsolutePath().toString();
+        s.busyPoll = busyPoll;
+        if (timeoutSeconds < 1)
+        {
+            throw usage("--timeout must be >= 1");
+        }
+        s.timeoutSeconds = timeoutSeconds;
+        s.threads = threads;
+        for (final Collective c : s.collectives)
+        {
+            boolean anyOp = false;
+            for (final var type : s.types)
+            {
+                anyOp |= !s.opsFor(c, type).isEmpty();
+            }
+            if (!anyOp)
+            {
+                throw usage("no chosen operator applies to the chosen types (bitwise operators need integer types)");
+            }
+            for (final long size : s.sweep(c))
+            {
+                if (size > CollSettings.MAX_BYTES)
+                {
+                    throw usage("sizes must not exceed 1 GiB");
+                }
+            }
+        }
+        return s;
+    }
+
+    private int runAsRankProcess(final CollSettings settings, final PrintWriter out) throws IOException
+    {
+        final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
+        final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
+        try (FileStore store = new FileStore(Path.of(System.getenv(LoopbackCluster.RENDEZVOUS_DIR_ENV))))
+        {
+            CollRank.run(settings, rank, size, store, out);
+        }
+        out.flush();
+        return CommandLine.ExitCode.OK;
+    }
+
+    private int runThreads(final CollSettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        final AtomicLong wrong = new AtomicLong();
+        try
+        {
+            new ThreadCluster(settings.ranks, CLUSTER_LIMIT).run((rank, size, store) ->
+            {
+                final long w = CollRank.run(settings, rank, size, store, out);
+                if (0 == rank)
+                {
+                    wrong.set(w);
+                }
+            });
+        }
+        catch (final ClusterFailedException ex)
+        {
+            out.flush();
+            err.println("verbs4j coll: " + ex.getMessage());
+            return CommandLine.ExitCode.SOFTWARE;
+        }
+        return 0 == wrong.get() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
+    }
+
+    /**
+     * Runs the ranks as {@link LoopbackCluster} processes; rank 0's lines (the table) go to {@code out}.
+     *
+     * @param settings the run.
+     * @param out      the table.
+     * @param err      other ranks' lines and diagnostics.
+     * @return the exit code: 0 if every rank succeeded and every row was right.
+     */
+    static int runProcesses(final CollSettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        final List<String> args = new ArrayList<>();
+        args.add("coll");
+        args.addAll(settings.toArgs());
+        args.add("--rank-process");
+        final RankOutput router = new RankOutput(out, err, true);
+        final ClusterResult result = new LoopbackCluster(settings.ranks).timeout(CLUSTER_LIMIT).output(router)
+            .run(Main.class.getName(), args.toArray(new String[0]));
+        out.flush();
+        err.flush();
+        if (!result.succeeded())
+        {
+            err.println("verbs4j coll: a rank failed: " + result);
+            return CommandLine.ExitCode.SOFTWARE;
+        }
+        return router.failed() || !router.footerSeen() ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
+    }
+
+    private ParameterException usage(final String message)
+    {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}
