@@ -54,6 +54,7 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     /** {@inheritDoc} */
     public Listener listen(final String endpoint)
     {
+        checkOpen();
         final String name = parse(endpoint);
         final ShmListener listener = new ShmListener(device, this, name, device.files().listener(name));
         listeners.add(listener);
@@ -76,8 +77,14 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     /** {@inheritDoc} */
     public byte[] connect(final QueuePair queuePair, final String endpoint, final byte[] privateData, final Duration timeout)
     {
+        checkOpen();
         final String name = parse(endpoint);
         final ShmQueuePair qp = own(queuePair);
+        if (qp.shmDevice() != device)
+        {
+            throw new IllegalArgumentException("the queue pair belongs to another device; connect it through its own " +
+                "device's connection manager");
+        }
         final byte[] data = null == privateData ? new byte[0] : privateData;
         checkPrivateData(data);
         qp.checkConnectableForCm();
@@ -237,6 +244,14 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         {
             throw new IllegalArgumentException("private data of " + data.length + " bytes exceeds the maximum of " +
                 ShmConfiguration.MAX_PRIVATE_DATA_LENGTH);
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (device.isClosed())
+        {
+            throw new IllegalStateException("device 'shm' is closed");
         }
     }
 
