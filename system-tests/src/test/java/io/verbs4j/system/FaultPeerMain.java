@@ -40,7 +40,8 @@ import io.verbs4j.system.support.Messages;
  * LISTEN name                                          -> endpoint
  * SERVE count recvDepth recvSize regionBytes fill pdMode -> region address, rkey, length; accepts in the background
  *       (fill 1: the region holds {@link Messages#patternByte}; pdMode same | alt: odd connections in another PD)
- * STATS                                                -> recvs bytes bad errors accepted
+ * SOAK recvDepth recvSize regionBytes                  -> region; accepts for ever, closes connections that flushed
+ * STATS                                                -> recvs bytes bad errors accepted closed
  * PERQP                                                -> receive count of each accepted QP, comma separated
  * SEND_TO endpoint minSize maxSize                     -> connects and streams checked SENDs until the QP fails
  * EXIT
@@ -61,6 +62,7 @@ public final class FaultPeerMain
     private final AtomicLong bad = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong closedQps = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();
     private volatile long[] perQp = new long[0];
 
@@ -132,7 +134,8 @@ public final class FaultPeerMain
                 return serve(Integer.parseInt(w[1]), Integer.parseInt(w[2]), Integer.parseInt(w[3]),
                     Long.parseLong(w[4]), "1".equals(w[5]), "alt".equals(w[6]));
             case "STATS":
-                return recvs.get() + " " + bytes.get() + " " + bad.get() + " " + errors.get() + " " + accepted.get();
+                return recvs.get() + " " + bytes.get() + " " + bad.get() + " " + errors.get() + " " + accepted.get() + " " +
+                    closedQps.get();
             case "PERQP":
             {
                 final StringBuilder sb = new StringBuilder();
@@ -142,6 +145,8 @@ public final class FaultPeerMain
                 }
                 return sb.toString();
             }
+            case "SOAK":
+                return soak(Integer.parseInt(w[1]), Integer.parseInt(w[2]), Long.parseLong(w[3]));
             case "SEND_TO":
                 sendTo(w[1], Integer.parseInt(w[2]), Integer.parseInt(w[3]));
                 return null;
@@ -253,6 +258,121 @@ public final class FaultPeerMain
         {
             OUT.println("EVENT server failed: " + t);
         }
+    }
+
+    /** A connection of the soak server. */
+    private static final class SoakQp
+    {
+        final QueuePair qp;
+        final MemoryRegion recvRegion;
+        long expectedSeq;
+        int flushed;
+
+        SoakQp(final QueuePair qp, final MemoryRegion recvRegion)
+        {
+            this.qp = qp;
+            this.recvRegion = recvRegion;
+        }
+    }
+
+    /**
+     * Accepts connections for ever; each gets its own receive region; receives are checked and re-posted; a
+     * connection whose receives all flushed (the test closed its end) is closed with its region.
+     */
+    private String soak(final int recvDepth, final int recvSize, final long regionBytes)
+    {
+        final MemoryRegion region = pd.allocate(regionBytes, Access.ALL);
+        Messages.fillPattern(region);
+        final CompletionQueue cq = device.createCompletionQueue(1 << 16);
+        final java.util.concurrent.ConcurrentHashMap<Integer, SoakQp> live = new java.util.concurrent.ConcurrentHashMap<>();
+        final Thread acceptor = new Thread(() ->
+        {
+            final RecvRequest recv = new RecvRequest(1);
+            while (running)
+            {
+                try
+                {
+                    final ConnectionRequest request = listener.accept(Duration.ofMillis(200));
+                    if (null == request)
+                    {
+                        continue;
+                    }
+                    final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(1).recvDepth(recvDepth)
+                        .rnrRetry(QueuePairConfig.RNR_RETRY_INFINITE));
+                    final MemoryRegion rr = pd.allocate((long)recvDepth * recvSize, Access.LOCAL_WRITE);
+                    qp.modify(QpState.INIT);
+                    for (int s = 0; s < recvDepth; s++)
+                    {
+                        check(qp.postRecv(recv.clearSges().wrId(s).sge(rr, (long)s * recvSize, recvSize)));
+                    }
+                    live.put(qp.qpNumber(), new SoakQp(qp, rr));
+                    request.accept(qp, new byte[0]);
+                    accepted.incrementAndGet();
+                }
+                catch (final RuntimeException ex)
+                {
+                    if (running)
+                    {
+                        OUT.println("EVENT soak accept: " + ex);
+                    }
+                }
+            }
+        }, "fault-peer-soak-accept");
+        final Thread poller = new Thread(() ->
+        {
+            final RecvRequest recv = new RecvRequest(1);
+            final CompletionBatch batch = new CompletionBatch(256);
+            while (running)
+            {
+                final int n = cq.poll(batch);
+                for (int k = 0; k < n; k++)
+                {
+                    final SoakQp c = live.get(batch.qpNumber(k));
+                    if (null == c)
+                    {
+                        continue;
+                    }
+                    final long wrId = batch.wrId(k);
+                    if (WcStatus.SUCCESS != batch.status(k))
+                    {
+                        if (++c.flushed == recvDepth)
+                        {
+                            live.remove(batch.qpNumber(k));
+                            c.qp.close();
+                            c.recvRegion.close();
+                            closedQps.incrementAndGet();
+                        }
+                        continue;
+                    }
+                    final long offset = wrId * recvSize;
+                    if (batch.byteLength(k) >= Messages.HEADER_LENGTH &&
+                        Messages.SEND_MAGIC == c.recvRegion.getInt(offset))
+                    {
+                        final String problem = Messages.checkSend(c.recvRegion, offset, batch.byteLength(k),
+                            c.expectedSeq++);
+                        if (null != problem)
+                        {
+                            bad.incrementAndGet();
+                            OUT.println("BAD soak qp " + batch.qpNumber(k) + ": " + problem);
+                        }
+                    }
+                    recvs.incrementAndGet();
+                    bytes.addAndGet(batch.byteLength(k));
+                    c.qp.postRecv(recv.clearSges().wrId(wrId).sge(c.recvRegion, offset, recvSize));
+                }
+                if (0 == n)
+                {
+                    LockSupport.parkNanos(50_000);
+                }
+            }
+        }, "fault-peer-soak-poll");
+        acceptor.setDaemon(true);
+        poller.setDaemon(true);
+        acceptor.start();
+        poller.start();
+        threads.add(acceptor);
+        threads.add(poller);
+        return region.address() + " " + region.rkey() + " " + region.length();
     }
 
     private static String check(final MemoryRegion rr, final long offset, final int length,
