@@ -134,6 +134,20 @@ public abstract class AbstractApiMisuseTest
     }
 
     @Test
+    void shouldSayTheDeviceIsClosedWhenItsConnectionManagerIsUsed()
+    {
+        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(4).recvDepth(4));
+        device.close();
+        final IllegalStateException listen = assertThrows(IllegalStateException.class, () ->
+            device.connectionManager().listen(SystemTests.listenEndpoint(provider(), name())));
+        assertTrue(listen.getMessage().contains("closed"), listen.getMessage());
+        final RuntimeException connect = assertThrows(RuntimeException.class, () ->
+            device.connectionManager().connect(qp, listener.endpoint(), new byte[0], Duration.ofSeconds(2)));
+        assertTrue(connect.getMessage().contains("closed"), connect.getMessage());
+        assertHealthy();
+    }
+
+    @Test
     void shouldRefuseEveryUseOfAClosedProtectionDomain()
     {
         final MemoryRegion mr = pd.allocate(64, Access.LOCAL_WRITE);
