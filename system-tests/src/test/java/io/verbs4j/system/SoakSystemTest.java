@@ -72,6 +72,9 @@ class SoakSystemTest
     /** Slack per column for the growth check (same units as the column). */
     private static final long[] SLACK = {0, 0, 0, 131072, 16, 2, 32768, 4096, 8, 65536, 16, 65536, 16, 64, 65536};
 
+    /** Peers with a fixed, pre-touched heap, so that their resident memory shows native and mapped memory only. */
+    private static final List<String> PEER_JVM = List.of("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch");
+
     private final AtomicLong cycles = new AtomicLong();
     private final AtomicLong ops = new AtomicLong();
 
@@ -87,9 +90,9 @@ class SoakSystemTest
         final List<long[]> samples = new ArrayList<>();
         final long start = System.nanoTime();
         final long end = start + TimeUnit.MINUTES.toNanos(minutes);
-        try (ChildJvm shmPeer = new ChildJvm("soak shm peer", List.of("-Xmx256m"), FaultPeerMain.class,
+        try (ChildJvm shmPeer = new ChildJvm("soak shm peer", PEER_JVM, FaultPeerMain.class,
             SystemTests.peerArgs("shm", shmDir));
-            ChildJvm tcpPeer = new ChildJvm("soak tcp peer", List.of("-Xmx256m"), FaultPeerMain.class,
+            ChildJvm tcpPeer = new ChildJvm("soak tcp peer", PEER_JVM, FaultPeerMain.class,
                 SystemTests.peerArgs("tcp", shmDir)))
         {
             final Peer[] peers = {peer("shm", shmPeer), peer("tcp", tcpPeer)};
