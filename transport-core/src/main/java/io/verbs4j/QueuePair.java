@@ -70,7 +70,8 @@ public interface QueuePair extends AutoCloseable
      * RESET (a reset queue pair may be connected again). INIT to RTR to RTS happens through the connection manager.
      *
      * @param target the state to move to.
-     * @throws IllegalStateException if the transition is not one of the above, naming what to do instead.
+     * @throws IllegalStateException if the transition is not one of the above, naming what to do instead, or if the
+     *                               queue pair was closed.
      */
     void modify(QpState target);
 

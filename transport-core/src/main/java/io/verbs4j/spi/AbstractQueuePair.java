@@ -249,6 +249,10 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final void modify(final QpState target)
     {
+        if (closed)
+        {
+            throw new IllegalStateException("queue pair " + qpNumber + " is closed; create a new one");
+        }
         final QpState current = state;
         if (target == current && QpState.ERROR != target)
         {

@@ -54,6 +54,7 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     /** {@inheritDoc} */
     public Listener listen(final String endpoint)
     {
+        checkOpen();
         final String name = parse(endpoint);
         final ShmListener listener = new ShmListener(device, this, name, device.files().listener(name));
         listeners.add(listener);
@@ -76,8 +77,14 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     /** {@inheritDoc} */
     public byte[] connect(final QueuePair queuePair, final String endpoint, final byte[] privateData, final Duration timeout)
     {
+        checkOpen();
         final String name = parse(endpoint);
         final ShmQueuePair qp = own(queuePair);
+        if (qp.shmDevice() != device)
+        {
+            throw new IllegalArgumentException("the queue pair belongs to another device; connect it through its own " +
+                "device's connection manager");
+        }
         final byte[] data = null == privateData ? new byte[0] : privateData;
         checkPrivateData(data);
         qp.checkConnectableForCm();
@@ -87,6 +94,7 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         {
             throw new ConnectionException("nothing listens on " + endpoint + " (no " + listenerFile + ")");
         }
+        checkOwnListener(listenerFile, endpoint);
         final RegionMemory listenerMemory;
         try
         {
@@ -237,6 +245,43 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         {
             throw new IllegalArgumentException("private data of " + data.length + " bytes exceeds the maximum of " +
                 ShmConfiguration.MAX_PRIVATE_DATA_LENGTH);
+        }
+    }
+
+    /**
+     * The shm directory is shared by every user (/dev/shm is world-writable): another user can plant a file under
+     * this user's listener name, and a connector that mapped it would write the handshake's private data (rkeys,
+     * addresses) where that user reads it. Only a listener file owned by this user and closed to others is used.
+     */
+    private static void checkOwnListener(final Path file, final String endpoint)
+    {
+        final long uid;
+        final int mode;
+        try
+        {
+            final java.util.Map<String, Object> attributes = Files.readAttributes(file, "unix:uid,mode",
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            uid = ((Number)attributes.get("uid")).longValue();
+            mode = ((Number)attributes.get("mode")).intValue();
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            throw new ConnectionException("cannot check the listener file of " + endpoint + ": " + ex, ex);
+        }
+        if (ShmFiles.currentUid() != uid || 0 != (mode & 0077) || 0100000 != (mode & 0170000))
+        {
+            throw new ConnectionException("refusing the listener file " + file + " of " + endpoint + ": owned by uid " +
+                uid + " with mode " + Integer.toOctalString(mode) + "; an shm listener must be a regular file of this " +
+                "user (uid " + ShmFiles.currentUid() + ") with mode 0600, else the private data could reach another " +
+                "user");
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (device.isClosed())
+        {
+            throw new IllegalStateException("device 'shm' is closed");
         }
     }
 

@@ -41,6 +41,12 @@ public final class ShmFiles
         this.prefix = "verbs4j-" + UID + "-";
     }
 
+    /** @return this process's user id (as in the file names). */
+    static long currentUid()
+    {
+        return UID;
+    }
+
     /** @return the directory. */
     public Path dir()
     {
