@@ -36,7 +36,8 @@ class JvmFlagsTest
             .redirectErrorStream(true).start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         process.waitFor();
-        assertTrue(output.contains("MESSAGE") && output.contains("--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"),
+        assertTrue(output.contains("MESSAGE") &&
+            output.contains("--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"),
             output);
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
 @Command(
     name = "verbs4j",
     description = "verbs4j benchmark tools. Run 'verbs4j <tool> --help' for a tool's options.",
-    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, JmhCommand.class, CommandLine.HelpCommand.class },
+    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, JmhCommand.class,
+        CommandLine.HelpCommand.class },
     footer = {
         "",
         "Exit codes: 0 ok, 1 run failed, 2 bad command line." })

@@ -292,7 +292,8 @@ public final class CommunicatorContext
         {
             throw new IllegalArgumentException("name must not be empty");
         }
-        if (chunkBytes < CollectivesConfiguration.CHUNK_BYTES_MIN || chunkBytes > CollectivesConfiguration.CHUNK_BYTES_MAX ||
+        if (chunkBytes < CollectivesConfiguration.CHUNK_BYTES_MIN ||
+            chunkBytes > CollectivesConfiguration.CHUNK_BYTES_MAX ||
             0 != (chunkBytes & 7))
         {
             throw new IllegalArgumentException("chunkBytes must be a multiple of 8 in [" +
@@ -301,7 +302,8 @@ public final class CommunicatorContext
         }
         if (slots < 2 || slots > CollectivesConfiguration.SLOTS_MAX)
         {
-            throw new IllegalArgumentException("slots must be in [2, " + CollectivesConfiguration.SLOTS_MAX + "], was " +
+            throw new IllegalArgumentException("slots must be in [2, " + CollectivesConfiguration.SLOTS_MAX +
+                "], was " +
                 slots);
         }
         if (opTimeoutNs <= 0 || bootstrapTimeoutNs <= 0 || peerTimeoutNs <= 0)

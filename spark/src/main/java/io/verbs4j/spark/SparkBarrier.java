@@ -37,7 +37,8 @@ public final class SparkBarrier
      * @param <R> output element type.
      * @return the output RDD.
      */
-    public static <T, R> JavaRDD<R> mapPartitions(final JavaRDD<T> rdd, final FlatMapFunction<java.util.Iterator<T>, R> fn)
+    public static <T, R> JavaRDD<R> mapPartitions(
+        final JavaRDD<T> rdd, final FlatMapFunction<java.util.Iterator<T>, R> fn)
     {
         Objects.requireNonNull(rdd, "rdd");
         Objects.requireNonNull(fn, "fn");

@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       it (place, length, CRC32C); the peer checks the written bytes when the descriptor arrives (RC ordering);</li>
  *   <li>READ: every written range is then read back and its CRC32C compared with the sender's.</li>
  * </ul>
- * Default {@code verbs4j.faults.checksumMiB} per provider and opcode; {@code slow}: {@code verbs4j.faults.slowChecksumMiB}
+ * Default {@code verbs4j.faults.checksumMiB} per provider and opcode; {@code slow}: {@code
+ * verbs4j.faults.slowChecksumMiB}
  * (1 GiB each). Figures go to {@code target/reliability/checksums.txt}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -134,7 +134,8 @@ public final class FaultPeerMain
                 return serve(Integer.parseInt(w[1]), Integer.parseInt(w[2]), Integer.parseInt(w[3]),
                     Long.parseLong(w[4]), "1".equals(w[5]), "alt".equals(w[6]));
             case "STATS":
-                return recvs.get() + " " + bytes.get() + " " + bad.get() + " " + errors.get() + " " + accepted.get() + " " +
+                return recvs.get() + " " + bytes.get() + " " + bad.get() + " " + errors.get() + " " +
+                    accepted.get() + " " +
                     closedQps.get();
             case "PERQP":
             {
@@ -284,7 +285,8 @@ public final class FaultPeerMain
         final MemoryRegion region = pd.allocate(regionBytes, Access.ALL);
         Messages.fillPattern(region);
         final CompletionQueue cq = device.createCompletionQueue(1 << 16);
-        final java.util.concurrent.ConcurrentHashMap<Integer, SoakQp> live = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.ConcurrentHashMap<Integer, SoakQp> live =
+            new java.util.concurrent.ConcurrentHashMap<>();
         final Thread acceptor = new Thread(() ->
         {
             final RecvRequest recv = new RecvRequest(1);

@@ -168,7 +168,8 @@ class RkeyIsolationSystemTest
             assertTrue(share > 0.44 && share < 0.56, "bit " + bit + " set in " + share + " of the rkeys");
         }
         SystemTests.report("security.txt", provider + ": " + keys.size() + " rkeys over 2 devices x 2 PDs: " +
-            distinct.size() + " distinct, " + close + " successive pairs within 65536, every bit set 44-56% of the time");
+            distinct.size() + " distinct, " + close +
+                " successive pairs within 65536, every bit set 44-56% of the time");
     }
 
     private static long[] awaitOne(final CompletionQueue cq)

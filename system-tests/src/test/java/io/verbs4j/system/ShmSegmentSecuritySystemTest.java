@@ -58,11 +58,13 @@ class ShmSegmentSecuritySystemTest
         "    if (a[0].equals(\"plant\")) {",
         "      byte[] b = Files.readAllBytes(Paths.get(a[2]));",
         "      long pid = ProcessHandle.current().pid();",
-        "      java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.nativeOrder()).putLong(Integer.parseInt(a[3]), pid)",
+        "      java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.nativeOrder())" +
+            ".putLong(Integer.parseInt(a[3]), pid)",
         "        .putLong(Integer.parseInt(a[4]), 0L);",
         "      Path p = Paths.get(a[1]);",
         "      Files.write(p, b, StandardOpenOption.CREATE_NEW);",
-        "      Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(\"rw-rw-rw-\"));",
+        "      Files.setPosixFilePermissions(p, " +
+            "java.nio.file.attribute.PosixFilePermissions.fromString(\"rw-rw-rw-\"));",
         "      System.out.println(\"PLANTED \" + pid); System.out.flush();",
         "      Thread.sleep(Long.parseLong(a[5]));",
         "      return;",

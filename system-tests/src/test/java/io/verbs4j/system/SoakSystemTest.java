@@ -226,14 +226,16 @@ class SoakSystemTest
                             // From the registered (not allocated) buffer: the path that copies on shm.
                             final int n = Math.min(length, 64 * 1024);
                             send.opcode(Opcode.RDMA_WRITE).sge(registered, 0, n)
-                                .remote(peer.address() + REMOTE_BYTES / 2 + random.nextInt(REMOTE_BYTES / 2 - n), peer.rkey());
+                                .remote(peer.address() + REMOTE_BYTES / 2 + random.nextInt(REMOTE_BYTES / 2 - n),
+                                    peer.rkey());
                         }
                         else if (2 == k)
                         {
                             final long at = random.nextInt(REMOTE_BYTES / 2 - length);
                             remoteAt[s] = at;
                             lengths[s] = length;
-                            send.opcode(Opcode.RDMA_READ).sge(mr, slot, length).remote(peer.address() + at, peer.rkey());
+                            send.opcode(Opcode.RDMA_READ).sge(mr, slot, length).remote(peer.address() + at,
+                                peer.rkey());
                         }
                         else
                         {

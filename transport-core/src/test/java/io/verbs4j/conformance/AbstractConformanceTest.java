@@ -142,7 +142,8 @@ public abstract class AbstractConformanceTest
     protected QueuePairConfig defaultConfig()
     {
         final int inline = Math.min(64, device.capabilities().maxInlineLength());
-        return new QueuePairConfig(cq).sendDepth(64).recvDepth(64).maxSendSge(Math.min(4, device.capabilities().maxSge()))
+        return new QueuePairConfig(cq).sendDepth(64).recvDepth(64)
+            .maxSendSge(Math.min(4, device.capabilities().maxSge()))
             .maxRecvSge(Math.min(4, device.capabilities().maxSge())).maxInlineLength(inline);
     }
 

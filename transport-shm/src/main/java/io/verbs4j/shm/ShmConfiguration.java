@@ -148,7 +148,8 @@ public final class ShmConfiguration
     {
         if (value < min || value > max || !BitUtil.isPowerOfTwo(value))
         {
-            throw new IllegalArgumentException(name + " must be a power of two in [" + min + ", " + max + "]: " + value);
+            throw new IllegalArgumentException(name + " must be a power of two in [" + min + ", " + max + "]: " +
+                value);
         }
         return value;
     }

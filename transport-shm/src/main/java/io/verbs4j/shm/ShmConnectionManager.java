@@ -43,9 +43,11 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
 
     static String parse(final String endpoint)
     {
-        if (null == endpoint || !endpoint.startsWith(SCHEME) || !NAME.matcher(endpoint.substring(SCHEME.length())).matches())
+        if (null == endpoint || !endpoint.startsWith(SCHEME) ||
+            !NAME.matcher(endpoint.substring(SCHEME.length())).matches())
         {
-            throw new ConnectionException("malformed shm endpoint '" + endpoint + "'; expected shm://name with a name " +
+            throw new ConnectionException("malformed shm endpoint '" + endpoint +
+                "'; expected shm://name with a name " +
                 "of letters, digits, '.', '_' or '-'");
         }
         return endpoint.substring(SCHEME.length());
@@ -75,7 +77,8 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     }
 
     /** {@inheritDoc} */
-    public byte[] connect(final QueuePair queuePair, final String endpoint, final byte[] privateData, final Duration timeout)
+    public byte[] connect(final QueuePair queuePair, final String endpoint, final byte[] privateData,
+        final Duration timeout)
     {
         checkOpen();
         final String name = parse(endpoint);
@@ -104,7 +107,8 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         {
             throw new ConnectionException("cannot open the listener of " + endpoint + ": " + ex.getMessage(), ex);
         }
-        final UnsafeBuffer header = new UnsafeBuffer(listenerMemory.addressOf(0), ListenerSegmentDescriptor.RING_OFFSET);
+        final UnsafeBuffer header = new UnsafeBuffer(listenerMemory.addressOf(0),
+            ListenerSegmentDescriptor.RING_OFFSET);
         final String problem = SegmentHeader.check(header, SegmentHeader.MAGIC_LISTENER);
         final int listenCapacity = header.getInt(ListenerSegmentDescriptor.RING_CAPACITY_OFFSET);
         final long listenerPid = header.getLong(SegmentHeader.PID_OFFSET);
@@ -271,7 +275,8 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         if (ShmFiles.currentUid() != uid || 0 != (mode & 0077) || 0100000 != (mode & 0170000))
         {
             throw new ConnectionException("refusing the listener file " + file + " of " + endpoint + ": owned by uid " +
-                uid + " with mode " + Integer.toOctalString(mode) + "; an shm listener must be a regular file of this " +
+                uid + " with mode " + Integer.toOctalString(mode) +
+                    "; an shm listener must be a regular file of this " +
                 "user (uid " + ShmFiles.currentUid() + ") with mode 0600, else the private data could reach another " +
                 "user");
         }

@@ -81,7 +81,8 @@ public final class ShmDevice extends AbstractDevice
         final Path dir = ShmConfiguration.dir(context);
         if (!Files.isDirectory(dir))
         {
-            throw new VerbsException("shm directory " + dir + " does not exist (" + ShmConfiguration.DIR_PROP_NAME + ")");
+            throw new VerbsException("shm directory " + dir + " does not exist (" + ShmConfiguration.DIR_PROP_NAME +
+                ")");
         }
         files = new ShmFiles(dir);
         files.sweepDead();

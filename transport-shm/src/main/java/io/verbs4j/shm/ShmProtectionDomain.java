@@ -44,7 +44,8 @@ public final class ShmProtectionDomain extends AbstractProtectionDomain
     }
 
     /** {@inheritDoc} */
-    protected AbstractMemoryRegion newAllocatedRegion(final long length, final int access, final int lkey, final int rkey)
+    protected AbstractMemoryRegion newAllocatedRegion(final long length, final int access, final int lkey,
+        final int rkey)
     {
         final int slot = device.reserveSlot();
         try

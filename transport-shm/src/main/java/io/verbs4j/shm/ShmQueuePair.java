@@ -766,7 +766,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             type = FrameDescriptor.TYPE_WRITE_IMM;
             recordLength = FrameDescriptor.HEADER_LENGTH;
         }
-        else if (sq.isInline(pos) || (total <= eagerLimit && total <= ring.maxMsgLength() - FrameDescriptor.HEADER_LENGTH) ||
+        else if (sq.isInline(pos) || (total <= eagerLimit &&
+            total <= ring.maxMsgLength() - FrameDescriptor.HEADER_LENGTH) ||
             !sharedSges(sq, pos, count))
         {
             if (total > ring.maxMsgLength() - FrameDescriptor.HEADER_LENGTH)
@@ -848,7 +849,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             final int fragment = (int)Math.min(maxPayload, total - fragDone);
             final int index = windowOpen() ?
-                ring.tryClaim(FrameDescriptor.TYPE_SEND_FRAGMENT, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) : -1;
+                ring.tryClaim(FrameDescriptor.TYPE_SEND_FRAGMENT, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) :
+                    -1;
             if (index < 0)
             {
                 ringFull = true;
@@ -1085,7 +1087,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 break;
             case FrameDescriptor.TYPE_SEND_RENDEZVOUS:
                 if (count < 1 || count > ShmDevice.MAX_SGE ||
-                    length != FrameDescriptor.HEADER_LENGTH + count * FrameDescriptor.SOURCE_LENGTH || messageLength < 0)
+                    length != FrameDescriptor.HEADER_LENGTH + count * FrameDescriptor.SOURCE_LENGTH ||
+                        messageLength < 0)
                 {
                     return protocolError(c, type, length, "source count " + count);
                 }
@@ -1246,7 +1249,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 FrameDescriptor.FLAG_FIRST);
             final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, fragment, Access.REMOTE_WRITE);
             if (null == region || (first && null == keys.verifyRemote(rkey,
-                buffer.getLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET), messageLength, Access.REMOTE_WRITE)))
+                buffer.getLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET), messageLength,
+                    Access.REMOTE_WRITE)))
             {
                 return refuseRemote(c, msn);
             }
@@ -1311,7 +1315,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         long total = 0;
         for (int i = 0; i < count; i++)
         {
-            total += buffer.getLong(sourcesIndex + i * FrameDescriptor.SOURCE_LENGTH + FrameDescriptor.SOURCE_LENGTH_OFFSET);
+            total += buffer.getLong(sourcesIndex + i * FrameDescriptor.SOURCE_LENGTH +
+                FrameDescriptor.SOURCE_LENGTH_OFFSET);
         }
         if (total != messageLength)
         {

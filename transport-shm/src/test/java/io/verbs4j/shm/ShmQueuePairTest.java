@@ -464,7 +464,8 @@ class ShmQueuePairTest
             while (posted < count)
             {
                 src.putInt((posted % 256) * 1024L, posted);
-                if (QueuePair.OK != client.postSend(send.clearSges().wrId(posted).sge(src, (posted % 256) * 1024L, 1000)))
+                final SendRequest next = send.clearSges().wrId(posted).sge(src, (posted % 256) * 1024L, 1000);
+                if (QueuePair.OK != client.postSend(next))
                 {
                     break;
                 }

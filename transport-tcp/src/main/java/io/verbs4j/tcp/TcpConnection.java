@@ -679,7 +679,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (clientSide)
         {
             final long initialSequence = pendingQp.sendQueue().posted();
-            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + requestPrivateData.length);
+            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
+                requestPrivateData.length);
             handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
                 pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
             buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
@@ -1041,7 +1042,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             case FrameType.RNR_NAK:
             case FrameType.DISCONNECT:
             case FrameType.HEARTBEAT:
-                return 0 == length ? null : FrameType.name(type) + " with a payload of " + length + " bytes (must be 0)";
+                return 0 == length ? null : FrameType.name(type) + " with a payload of " + length +
+                    " bytes (must be 0)";
             case FrameType.CONNECT_REQUEST:
             case FrameType.CONNECT_ACCEPT:
             case FrameType.CONNECT_REJECT:

@@ -30,7 +30,8 @@ final class TcpProtectionDomain extends AbstractProtectionDomain
     }
 
     /** {@inheritDoc} */
-    protected AbstractMemoryRegion newAllocatedRegion(final long length, final int access, final int lkey, final int rkey)
+    protected AbstractMemoryRegion newAllocatedRegion(final long length, final int access, final int lkey,
+        final int rkey)
     {
         final Path dir = Path.of(device.configuration().memoryDir());
         final Path file = dir.resolve("verbs4j-tcp-" + ProcessHandle.current().pid() + "-" +

@@ -98,11 +98,13 @@ public final class TcpPerfHarness
                         ratio[0][i] = r[0][i] / ((n0 + n1) / 2);
                         ratio[1][i] = r[1][i] / ((n1 + n2) / 2);
                         ratio[2][i] = r[2][i] / ((n2 + n3) / 2);
-                        System.out.printf(Locale.ROOT, "  round %d size %d: WRITE %.0f SEND %.0f READ %.0f NIO %.0f %.0f " +
+                        System.out.printf(Locale.ROOT, "  round %d size %d: WRITE %.0f SEND %.0f READ %.0f " +
+                            "NIO %.0f %.0f " +
                             "%.0f %.0f MB/s%n", i, size, r[0][i], r[1][i], r[2][i], n0, n1, n2, n3);
                     }
                 }
-                System.out.printf(Locale.ROOT, "bw %7d B median MB/s: WRITE %.0f SEND %.0f READ %.0f NIO stream %.0f; " +
+                System.out.printf(Locale.ROOT, "bw %7d B median MB/s: WRITE %.0f SEND %.0f READ %.0f " +
+                    "NIO stream %.0f; " +
                     "median of per-round ratios to the neighbouring NIO runs: WRITE %.2fx SEND %.2fx READ %.2fx%n",
                     size, median(r[0]), median(r[1]), median(r[2]), median(r[3]), median(ratio[0]),
                     median(ratio[1]), median(ratio[2]));
@@ -230,7 +232,8 @@ public final class TcpPerfHarness
                 sb.append(c).append('=').append(watched.clientTcp().counter(c)).append('/')
                     .append(watched.serverTcp().counter(c)).append(' ');
             }
-            sb.append(" free=").append(watched.client.sendQueueFree()).append('/').append(watched.server.sendQueueFree());
+            sb.append(" free=").append(watched.client.sendQueueFree()).append('/')
+                .append(watched.server.sendQueueFree());
             System.out.println(sb);
         }
         if (io.verbs4j.QpState.ERROR == qp.state())

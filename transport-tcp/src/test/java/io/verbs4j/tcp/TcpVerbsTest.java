@@ -198,7 +198,8 @@ class TcpVerbsTest
         src.putLong(0, 0x1122334455667788L);
         assertEquals(QueuePair.OK, pair.server.postRecv(new RecvRequest(1).wrId(5)));
         assertEquals(QueuePair.OK, pair.client.postSend(new SendRequest(1).wrId(6)
-            .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediateData(77).sge(src, 0, 8).remote(dst.address() + 8, dst.rkey())));
+            .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediateData(77).sge(src, 0, 8)
+            .remote(dst.address() + 8, dst.rkey())));
         assertStatus(WcStatus.SUCCESS, TcpPair.await(pair.clientCq, 1), 0);
         final CompletionBatch received = TcpPair.await(pair.serverCq, 1);
         assertStatus(WcStatus.SUCCESS, received, 0);

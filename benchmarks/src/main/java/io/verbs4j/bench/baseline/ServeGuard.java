@@ -15,6 +15,9 @@ public final class ServeGuard
     private boolean closed;
     private boolean running;
 
+    /**
+     * @param waitLoop how {@code close} waits for a serve loop still running on another thread.
+     */
     public ServeGuard(final WaitLoop waitLoop)
     {
         this.waitLoop = waitLoop;

@@ -98,7 +98,8 @@ public final class DemoCommand implements Callable<Integer>
         LocalRun.quietProviderLogs();
         final long startNs = System.nanoTime();
         out.printf(Locale.ROOT, "verbs4j demo: collectives on a loopback cluster (JDK %s, %d CPUs; one run on a " +
-            "possibly busy machine)%n%n", System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+            "possibly busy machine)%n%n", System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors());
 
         out.println("== 1/3 Data-parallel training: " + TRAINING_RANKS + " JVM processes, gradient AllReduce every " +
             "step (io.verbs4j.collectives.demo.TrainingDemo)");

@@ -110,7 +110,8 @@ public final class PlanBuilder
         return plans;
     }
 
-    private static boolean supportsAny(final TransportUnderTest transport, final TestKind kind, final List<Integer> sizes)
+    private static boolean supportsAny(final TransportUnderTest transport, final TestKind kind,
+        final List<Integer> sizes)
     {
         for (final int size : sizes)
         {

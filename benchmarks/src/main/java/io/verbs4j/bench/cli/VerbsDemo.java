@@ -68,7 +68,8 @@ final class VerbsDemo
         final int[] sizes = quick ? QUICK_SIZES : SIZES;
         final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
         final List<TestPlan> plans = plans(registry, sizes, timeoutMs);
-        err.println("verbs4j demo --verbs: measuring " + plans.size() + " sessions (two JVMs over shm and loopback TCP)...");
+        err.println("verbs4j demo --verbs: measuring " + plans.size() +
+            " sessions (two JVMs over shm and loopback TCP)...");
         err.flush();
         final CollectingResultSink results = new CollectingResultSink(err);
         final long startNs = System.nanoTime();
@@ -124,7 +125,8 @@ final class VerbsDemo
     private void print(final PrintWriter out, final CollectingResultSink results, final int[] sizes,
         final double seconds)
     {
-        out.printf(Locale.ROOT, "verbs4j demo --verbs: shm provider between two JVMs vs java.net.Socket (loopback) and raw " +
+        out.printf(Locale.ROOT,
+            "verbs4j demo --verbs: shm provider between two JVMs vs java.net.Socket (loopback) and raw " +
             "shared memory%n");
         out.printf(Locale.ROOT, "idle: %s | JDK %s | %d CPUs | %.0f s | one run on a possibly busy machine: " +
             "compare ratios, not absolutes%n%n", WaitLoop.modeName(busyPoll), System.getProperty("java.version"),

@@ -14,7 +14,8 @@ import java.util.function.LongUnaryOperator;
  * The correctness check's data: every input element is a small integer that depends on the rank and the index, so
  * every result is exact in every type: sums and averages stay within 256 (exact in bfloat16) up to 13 ranks and within
  * int8 up to 10; beyond that, integer types wrap (the expected values wrap the same way, as the kernels do) while
- * 16-bit floats would round, so a check with many ranks can report rounding as wrong. Outputs are filled with {@link #POISON} first, so a result that is
+ * 16-bit floats would round, so a check with many ranks can report rounding as wrong. Outputs are filled with {@link
+ * #POISON} first, so a result that is
  * never written is counted wrong.
  * <pre>
  *   sum     in(r, i) = i mod 3 + (r + i) mod n             out(i) = n (i mod 3) + n(n-1)/2

@@ -104,7 +104,8 @@ public final class ControlProtocol
     {
         if (MAGIC != magic)
         {
-            throw new IOException("peer is not a verbs4j perftest endpoint (bad magic " + Integer.toHexString(magic) + ")");
+            throw new IOException("peer is not a verbs4j perftest endpoint (bad magic " + Integer.toHexString(magic) +
+                ")");
         }
         if (VERSION != version)
         {

@@ -46,7 +46,8 @@ public final class TextResultSink implements ResultSink
         }
         out.println(" Description     : " + header.description());
         out.println(PerftestFormat.RESULT_LINE);
-        out.println(TestKind.LATENCY == header.kind() ? PerftestFormat.LATENCY_HEADER : PerftestFormat.BANDWIDTH_HEADER);
+        out.println(TestKind.LATENCY == header.kind() ? PerftestFormat.LATENCY_HEADER :
+            PerftestFormat.BANDWIDTH_HEADER);
         out.flush();
     }
 

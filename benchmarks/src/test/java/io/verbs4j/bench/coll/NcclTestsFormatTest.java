@@ -12,7 +12,8 @@ class NcclTestsFormatTest
     void shouldPrintNcclTestsColumnHeader()
     {
         final String[] header = NcclTestsFormat.columnHeader();
-        assertEquals("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   " +
+        assertEquals("#       size         count      type   redop    root     time   algbw   busbw #wrong" +
+            "     time   " +
             "algbw   busbw #wrong", header[1]);
         assertTrue(header[2].startsWith("#        (B)    (elements)                               (us)  (GB/s)  " +
             "(GB/s)            (us)  (GB/s)  (GB/s)"), header[2]);

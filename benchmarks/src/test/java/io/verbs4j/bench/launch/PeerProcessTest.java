@@ -17,7 +17,8 @@ class PeerProcessTest
     {
         final IOException ex = assertThrows(
             IOException.class,
-            () -> PeerProcess.start(List.of("perftest", "--no-such-option"), 30_000, new PrintWriter(new StringWriter())));
+            () -> PeerProcess.start(List.of("perftest", "--no-such-option"), 30_000,
+                new PrintWriter(new StringWriter())));
 
         assertTrue(ex.getMessage().contains("exited with code 2 before ready"), ex.getMessage());
     }

@@ -48,7 +48,8 @@ class LatencyStatsTest
     @Test
     void shouldRejectEmptyHistogram()
     {
-        assertThrows(IllegalArgumentException.class, () -> LatencyStats.fromRoundTrips(8, Histograms.newNanosHistogram()));
+        assertThrows(IllegalArgumentException.class, () -> LatencyStats.fromRoundTrips(8,
+            Histograms.newNanosHistogram()));
     }
 
     @Test

@@ -31,11 +31,13 @@ class PerftestLocalSmokeTest
 
         assertEquals(0, code, () -> out + "\n" + err);
         final String json = out.toString();
-        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-cacheline", "shm-write", "tcp-send" })
+        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-cacheline",
+            "shm-write", "tcp-send" })
         {
             assertTrue(json.contains("{\"type\":\"latency\",\"transport\":\"" + transport + "\""), json);
         }
-        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-memcpy", "memcpy", "shm-read", "tcp-write" })
+        for (final String transport : new String[] { "socket", "nio", "nio-poll", "netty", "shm-memcpy", "memcpy",
+            "shm-read", "tcp-write" })
         {
             assertTrue(json.contains("{\"type\":\"bandwidth\",\"transport\":\"" + transport + "\""), json);
         }

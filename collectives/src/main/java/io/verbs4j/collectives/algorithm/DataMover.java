@@ -23,7 +23,8 @@ public final class DataMover
      * @param srcOff  byte offset in it.
      * @param bytes   bytes to copy.
      */
-    public static void copy(final MemView dst, final long dstOff, final MemView src, final long srcOff, final long bytes)
+    public static void copy(final MemView dst, final long dstOff, final MemView src, final long srcOff,
+        final long bytes)
     {
         long done = 0;
         while (done < bytes)

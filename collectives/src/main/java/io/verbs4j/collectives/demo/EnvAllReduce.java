@@ -97,7 +97,8 @@ public final class EnvAllReduce
             final double busbw = iterations > 0 ? 4.0 * count * 2 * (size - 1) / size / (seconds / iterations) / 1e9 :
                 0;
             // one write per line, so the lines of ranks sharing a terminal do not interleave
-            final String line = String.format("rank %d/%d (pid %d): allreduce of %d float32 %s (every element %.1f), links %s, " +
+            final String line = String.format("rank %d/%d (pid %d): allreduce of %d float32 %s " +
+                "(every element %.1f), links %s, " +
                 "%d more calls avg %.1f us, busbw %.3f GB/s%n", rank, size, ProcessHandle.current().pid(), count,
                 0 == wrong ? "OK" : "WRONG in " + wrong + " elements", expected, transports.isEmpty() ? "none" :
                 String.join(",", transports), iterations, avgUs, busbw);

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.Random;
 
 import io.verbs4j.collectives.Algorithm;
-import io.verbs4j.collectives.Cases;
 import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.types.DataType;

@@ -49,7 +49,8 @@ class BFloat16Test
         assertEquals(0x7F7F, BFloat16.fromFloat(Float.intBitsToFloat(0x7F7F7FFF)) & 0xFFFF, "below halfway stays");
         assertEquals(0xFF80, BFloat16.fromFloat(Float.NEGATIVE_INFINITY) & 0xFFFF);
         assertEquals(0x8000, BFloat16.fromFloat(-0f) & 0xFFFF);
-        assertEquals(0x0002, BFloat16.fromFloat(Float.intBitsToFloat(0x00018000)) & 0xFFFF, "subnormal tie rounds to even");
+        assertEquals(0x0002, BFloat16.fromFloat(Float.intBitsToFloat(0x00018000)) & 0xFFFF,
+            "subnormal tie rounds to even");
         assertTrue(BFloat16.isNaN(BFloat16.fromFloat(Float.intBitsToFloat(0x7F800001))),
             "NaN with payload only in dropped bits stays NaN, not infinity");
         assertTrue(Float.isNaN(BFloat16.toFloat(BFloat16.NaN)));

@@ -339,10 +339,18 @@ class ReductionsTest
     {
         switch (type.sizeBytes())
         {
-            case 1: UnsafeApi.putByte(address + index, (byte)bits); break;
-            case 2: UnsafeApi.putShort(address + 2 * index, (short)bits); break;
-            case 4: UnsafeApi.putInt(address + 4 * index, (int)bits); break;
-            default: UnsafeApi.putLong(address + 8 * index, bits); break;
+            case 1:
+                UnsafeApi.putByte(address + index, (byte)bits);
+                break;
+            case 2:
+                UnsafeApi.putShort(address + 2 * index, (short)bits);
+                break;
+            case 4:
+                UnsafeApi.putInt(address + 4 * index, (int)bits);
+                break;
+            default:
+                UnsafeApi.putLong(address + 8 * index, bits);
+                break;
         }
     }
 
@@ -350,11 +358,21 @@ class ReductionsTest
     {
         switch (type)
         {
-            case FLOAT16: UnsafeApi.putShort(address, Float16.fromFloat((float)value)); break;
-            case BFLOAT16: UnsafeApi.putShort(address, BFloat16.fromFloat((float)value)); break;
-            case FLOAT32: UnsafeApi.putFloat(address, (float)value); break;
-            case FLOAT64: UnsafeApi.putDouble(address, value); break;
-            default: write(type, address, 0, (long)value); break;
+            case FLOAT16:
+                UnsafeApi.putShort(address, Float16.fromFloat((float)value));
+                break;
+            case BFLOAT16:
+                UnsafeApi.putShort(address, BFloat16.fromFloat((float)value));
+                break;
+            case FLOAT32:
+                UnsafeApi.putFloat(address, (float)value);
+                break;
+            case FLOAT64:
+                UnsafeApi.putDouble(address, value);
+                break;
+            default:
+                write(type, address, 0, (long)value);
+                break;
         }
     }
 
