@@ -625,7 +625,7 @@ final class TcpRequester implements Runnable
         }
         if (FrameType.READ_REQUEST != type && FrameType.ATOMIC_REQUEST != type &&
             (0 != (sendQueue.flags(pos) & SendRequest.SIGNALED) || ++sinceAckRequest >= ACK_REQUEST_INTERVAL ||
-            inflightBytes >= maxInflightBytes / 4 || pos - oldestUnacked >= ackWindow))
+            inflightBytes + cost(pos) >= maxInflightBytes / 4 || pos - oldestUnacked >= ackWindow))
         {
             flags |= FrameFlyweight.FLAG_ACK_REQUEST;
             sinceAckRequest = 0;

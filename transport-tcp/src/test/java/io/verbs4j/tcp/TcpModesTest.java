@@ -32,8 +32,10 @@ class TcpModesTest
     @Test
     void shouldWorkInPollingMode()
     {
-        final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
-        final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
+        final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .property(TcpConfiguration.DIRECT_WRITE_PROP_NAME, "true");
+        final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .property(TcpConfiguration.DIRECT_WRITE_PROP_NAME, "true");
         try (TcpPair pair = new TcpPair(config -> { }, client, server))
         {
             roundTrip(pair);
@@ -46,8 +48,10 @@ class TcpModesTest
         // The client's I/O thread would read its socket only every 10 s: its CQ polling must do it. The server never
         // polls: its I/O thread's backstop serves the one-sided requests.
         final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .property(TcpConfiguration.DIRECT_WRITE_PROP_NAME, "true")
             .property(TcpConfiguration.POLL_BACKSTOP_PROP_NAME, "10000000").peerTimeoutNs(60_000_000_000L);
         final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll")
+            .property(TcpConfiguration.DIRECT_WRITE_PROP_NAME, "true")
             .peerTimeoutNs(60_000_000_000L);
         try (TcpPair pair = new TcpPair(config -> { }, client, server))
         {
