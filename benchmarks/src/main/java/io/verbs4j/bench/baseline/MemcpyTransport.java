@@ -60,7 +60,7 @@ public final class MemcpyTransport implements StreamTransport
     @Override
     public Responder openResponder(final SessionSpec spec, final String bindAddress)
     {
-        throw new UnsupportedOperationException("memcpy runs in the initiator's JVM and has no responder");
+        throw new IllegalStateException("memcpy runs in the initiator's JVM and has no responder");
     }
 
     /**
