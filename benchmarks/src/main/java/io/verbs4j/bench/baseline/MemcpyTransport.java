@@ -55,7 +55,7 @@ public final class MemcpyTransport implements StreamTransport
     /**
      * Not applicable: this baseline has no responder.
      *
-     * @throws UnsupportedOperationException always.
+     * @throws IllegalStateException always: memcpy has no peer ({@link #needsPeer()} is false).
      */
     @Override
     public Responder openResponder(final SessionSpec spec, final String bindAddress)
