@@ -9,23 +9,14 @@ package io.verbs4j;
 public final class RecvRequest
 {
     private long wrId;
-    private final long[] sgeAddresses;
-    private final int[] sgeLengths;
-    private final int[] sgeLkeys;
-    private int sgeCount;
+    private final SgeList sges;
 
     /**
      * @param maxSge the most SGEs this request will hold.
      */
     public RecvRequest(final int maxSge)
     {
-        if (maxSge < 1)
-        {
-            throw new IllegalArgumentException("maxSge must be at least 1, was " + maxSge);
-        }
-        sgeAddresses = new long[maxSge];
-        sgeLengths = new int[maxSge];
-        sgeLkeys = new int[maxSge];
+        sges = new SgeList("RecvRequest", maxSge);
     }
 
     /**
@@ -45,7 +36,7 @@ public final class RecvRequest
      */
     public RecvRequest clearSges()
     {
-        sgeCount = 0;
+        sges.clear();
         return this;
     }
 
@@ -72,14 +63,7 @@ public final class RecvRequest
      */
     public RecvRequest sge(final long address, final int length, final int lkey)
     {
-        if (sgeCount == sgeAddresses.length)
-        {
-            throw new IndexOutOfBoundsException("this RecvRequest holds at most " + sgeAddresses.length + " SGEs");
-        }
-        sgeAddresses[sgeCount] = address;
-        sgeLengths[sgeCount] = length;
-        sgeLkeys[sgeCount] = lkey;
-        sgeCount++;
+        sges.add(address, length, lkey);
         return this;
     }
 
@@ -92,11 +76,7 @@ public final class RecvRequest
      */
     public RecvRequest sgeAddress(final int index, final long address)
     {
-        if (index < 0 || index >= sgeCount)
-        {
-            throw new IndexOutOfBoundsException("SGE " + index + " not set; this request has " + sgeCount);
-        }
-        sgeAddresses[index] = address;
+        sges.address(index, address);
         return this;
     }
 
@@ -109,7 +89,7 @@ public final class RecvRequest
     /** @return the number of SGEs. */
     public int sgeCount()
     {
-        return sgeCount;
+        return sges.count();
     }
 
     /**
@@ -118,7 +98,7 @@ public final class RecvRequest
      */
     public long sgeAddress(final int index)
     {
-        return sgeAddresses[index];
+        return sges.address(index);
     }
 
     /**
@@ -127,7 +107,7 @@ public final class RecvRequest
      */
     public int sgeLength(final int index)
     {
-        return sgeLengths[index];
+        return sges.length(index);
     }
 
     /**
@@ -136,6 +116,6 @@ public final class RecvRequest
      */
     public int sgeLkey(final int index)
     {
-        return sgeLkeys[index];
+        return sges.lkey(index);
     }
 }

@@ -38,10 +38,7 @@ public final class SendRequest
     private long wrId;
     private int opcode = Opcode.SEND;
     private int flags = SIGNALED;
-    private final long[] sgeAddresses;
-    private final int[] sgeLengths;
-    private final int[] sgeLkeys;
-    private int sgeCount;
+    private final SgeList sges;
     private long remoteAddress;
     private int rkey;
     private int immediateData;
@@ -53,13 +50,7 @@ public final class SendRequest
      */
     public SendRequest(final int maxSge)
     {
-        if (maxSge < 1)
-        {
-            throw new IllegalArgumentException("maxSge must be at least 1, was " + maxSge);
-        }
-        sgeAddresses = new long[maxSge];
-        sgeLengths = new int[maxSge];
-        sgeLkeys = new int[maxSge];
+        sges = new SgeList("SendRequest", maxSge);
     }
 
     /**
@@ -99,7 +90,7 @@ public final class SendRequest
      */
     public SendRequest clearSges()
     {
-        sgeCount = 0;
+        sges.clear();
         return this;
     }
 
@@ -128,14 +119,7 @@ public final class SendRequest
      */
     public SendRequest sge(final long address, final int length, final int lkey)
     {
-        if (sgeCount == sgeAddresses.length)
-        {
-            throw new IndexOutOfBoundsException("this SendRequest holds at most " + sgeAddresses.length + " SGEs");
-        }
-        sgeAddresses[sgeCount] = address;
-        sgeLengths[sgeCount] = length;
-        sgeLkeys[sgeCount] = lkey;
-        sgeCount++;
+        sges.add(address, length, lkey);
         return this;
     }
 
@@ -148,8 +132,7 @@ public final class SendRequest
      */
     public SendRequest sgeLength(final int index, final int length)
     {
-        checkIndex(index);
-        sgeLengths[index] = length;
+        sges.length(index, length);
         return this;
     }
 
@@ -162,8 +145,7 @@ public final class SendRequest
      */
     public SendRequest sgeAddress(final int index, final long address)
     {
-        checkIndex(index);
-        sgeAddresses[index] = address;
+        sges.address(index, address);
         return this;
     }
 
@@ -226,13 +208,13 @@ public final class SendRequest
     /** @return the number of SGEs. */
     public int sgeCount()
     {
-        return sgeCount;
+        return sges.count();
     }
 
     /** @return the capacity for SGEs. */
     public int maxSge()
     {
-        return sgeAddresses.length;
+        return sges.capacity();
     }
 
     /**
@@ -241,7 +223,7 @@ public final class SendRequest
      */
     public long sgeAddress(final int index)
     {
-        return sgeAddresses[index];
+        return sges.address(index);
     }
 
     /**
@@ -250,7 +232,7 @@ public final class SendRequest
      */
     public int sgeLength(final int index)
     {
-        return sgeLengths[index];
+        return sges.length(index);
     }
 
     /**
@@ -259,18 +241,13 @@ public final class SendRequest
      */
     public int sgeLkey(final int index)
     {
-        return sgeLkeys[index];
+        return sges.lkey(index);
     }
 
     /** @return sum of the SGE lengths (as a long, to detect overflow). */
     public long totalLength()
     {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++)
-        {
-            total += sgeLengths[i];
-        }
-        return total;
+        return sges.totalLength();
     }
 
     /** @return the remote address. */
@@ -303,11 +280,4 @@ public final class SendRequest
         return swap;
     }
 
-    private void checkIndex(final int index)
-    {
-        if (index < 0 || index >= sgeCount)
-        {
-            throw new IndexOutOfBoundsException("SGE " + index + " not set; this request has " + sgeCount);
-        }
-    }
 }
