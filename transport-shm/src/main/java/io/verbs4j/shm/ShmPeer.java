@@ -11,6 +11,7 @@ import io.verbs4j.shm.protocol.RegionEntryDescriptor;
 import io.verbs4j.shm.protocol.SegmentHeader;
 import io.verbs4j.spi.MappedMemory;
 import io.verbs4j.spi.RegionMemory;
+import io.verbs4j.spi.SilenceDetector;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -126,11 +127,10 @@ final class ShmPeer
     private int refCount;
     private boolean unmapped;
     private long lastHeartbeat = Long.MIN_VALUE;
-    private long lastChangeNs;
+    private final SilenceDetector silence = new SilenceDetector();
     private volatile boolean dead;
     private String deathReason = "";
     private boolean closedOrderly;
-    private long lastCheckNs;
 
     ShmPeer(final ShmFiles files, final long pid, final long deviceId)
     {
@@ -163,7 +163,7 @@ final class ShmPeer
         final int length = DeviceSegmentDescriptor.length(capacity);
         segmentMemory = MappedMemory.open(file, length);
         segment = new UnsafeBuffer(segmentMemory.addressOf(0), length);
-        lastChangeNs = System.nanoTime();
+        silence.start(System.nanoTime());
     }
 
     long pid()
@@ -385,19 +385,13 @@ final class ShmPeer
             closedOrderly = true;
             return die("closed its device");
         }
-        // A checker that was itself descheduled for longer than the timeout cannot tell a silent peer from a
-        // starved machine: it restarts the silence clock instead of declaring the peer hung.
-        final boolean checkerStalled = 0 != lastCheckNs && nowNs - lastCheckNs > timeoutNs / 2;
-        lastCheckNs = nowNs;
         if (heartbeatKept)
         {
             final long heartbeat = segment.getLongVolatile(DeviceSegmentDescriptor.HEARTBEAT_OFFSET);
-            if (heartbeat != lastHeartbeat || checkerStalled)
-            {
-                lastHeartbeat = heartbeat;
-                lastChangeNs = nowNs;
-            }
-            else if (nowNs - lastChangeNs > timeoutNs)
+            final boolean heard = heartbeat != lastHeartbeat;
+            lastHeartbeat = heartbeat;
+            // Checks run every timeout/8: one later than timeout/2 means this checker was starved, not the peer.
+            if (silence.isSilent(nowNs, heard, timeoutNs / 2, timeoutNs))
             {
                 return die(ShmFiles.isAlive(pid, startTimeMs) ? "stopped its heartbeat (hung or stopped)" : "died");
             }

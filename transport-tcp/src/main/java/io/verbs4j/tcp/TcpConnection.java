@@ -23,6 +23,7 @@ import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
+import io.verbs4j.spi.SilenceDetector;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
 import io.verbs4j.tcp.protocol.HandshakeFlyweight;
@@ -139,8 +140,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean readSinceTick;
     private boolean writtenFromApplication;
     private boolean wroteSinceTick;
-    private long silentNs;
-    private long lastTickNs;
+    private final SilenceDetector silence = new SilenceDetector();
 
     /**
      * A connector's side.
@@ -1182,7 +1182,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         established = true;
         counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
         final long interval = configuration.heartbeatIntervalNs();
-        lastTickNs = System.nanoTime();
+        silence.start(System.nanoTime());
         heartbeat = ctx.executor().scheduleAtFixedRate(heartbeatTask, interval, interval, TimeUnit.NANOSECONDS);
     }
 
@@ -1384,38 +1384,23 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
-        final long interval = configuration.heartbeatIntervalNs();
-        final long nowNs = System.nanoTime();
-        final long sinceLastTickNs = nowNs - lastTickNs;
-        lastTickNs = nowNs;
-        if (readSinceTick)
+        // A tick later than two intervals means the event loop itself was starved (a loaded machine, a GC pause)
+        // and the peer's bytes may be waiting unread: that gap is not counted (nor are the missed ticks that a
+        // fixed-rate schedule then runs back to back).
+        if (silence.isSilent(System.nanoTime(), readSinceTick, 2 * configuration.heartbeatIntervalNs(),
+            configuration.peerTimeoutNs()))
         {
-            silentNs = 0;
-        }
-        else if (sinceLastTickNs > 2 * interval)
-        {
-            // This tick came late: the event loop itself was starved (a loaded machine, a GC pause), and the
-            // peer's bytes may be waiting unread in the socket. Silence is only judged between punctual ticks;
-            // missed ticks that a fixed-rate schedule then runs back to back add almost nothing below.
-            silentNs = 0;
-        }
-        else
-        {
-            silentNs += sinceLastTickNs;
-            if (silentNs >= configuration.peerTimeoutNs())
+            counters.increment(TcpCounter.PEER_TIMEOUTS);
+            LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " silent for " +
+                TimeUnit.NANOSECONDS.toMillis(silence.silentNs()) + " ms (peer timeout); closing the connection");
+            closed = true;
+            final TcpQueuePair bound = qp;
+            if (null != bound && QpState.ERROR != bound.state())
             {
-                counters.increment(TcpCounter.PEER_TIMEOUTS);
-                LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " silent for " +
-                    TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (peer timeout); closing the connection");
-                closed = true;
-                final TcpQueuePair bound = qp;
-                if (null != bound && QpState.ERROR != bound.state())
-                {
-                    bound.fail(WcStatus.RETRY_EXC_ERR);
-                }
-                closeChannel();
-                return;
+                bound.fail(WcStatus.RETRY_EXC_ERR);
             }
+            closeChannel();
+            return;
         }
         readSinceTick = false;
         if (established && responder.flushDeferredAck())
