@@ -6,11 +6,14 @@ import io.verbs4j.bench.coll.CollRank;
 import io.verbs4j.bench.coll.CollSettings;
 import io.verbs4j.bench.coll.Collective;
 import io.verbs4j.bench.run.LocalRun;
+import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.launch.ClusterFailedException;
 import io.verbs4j.collectives.launch.ClusterResult;
 import io.verbs4j.collectives.launch.LoopbackCluster;
 import io.verbs4j.collectives.launch.ThreadCluster;
+import io.verbs4j.collectives.rendezvous.EnvRendezvous;
 import io.verbs4j.collectives.rendezvous.FileStore;
+import io.verbs4j.collectives.rendezvous.TcpStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -58,6 +61,8 @@ import java.util.concurrent.atomic.AtomicLong;
         "  verbs4j coll allreduce -b 8 -e 64K -g 2 --threads --algo rd  2 threads, recursive doubling",
         "  verbs4j coll allgather -b 1K -e 1M -g 4 --transport tcp      4 JVMs over loopback tcp",
         "  verbs4j coll reduce -d all -o all -r all -b 64 -e 64 -n 5    every type, operator and root",
+        "  MASTER_ADDR=hostA MASTER_PORT=29500 WORLD_SIZE=4 RANK=<r> verbs4j coll allreduce --env",
+        "                                                               one command per rank, on any host",
         "",
         "Exit codes: 0 ok, 1 wrong results or a failed rank, 2 bad command line." })
 public final class CollCommand implements Callable<Integer>
@@ -157,6 +162,14 @@ public final class CollCommand implements Callable<Integer>
         description = "Limit per call and for the bootstrap (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
 
+    @Option(names = "--env",
+        description = "Run as one rank of a job started by any launcher, one command per rank (on any host): " +
+            "MASTER_ADDR, MASTER_PORT, RANK (or OMPI_COMM_WORLD_RANK) and WORLD_SIZE (or OMPI_COMM_WORLD_SIZE) " +
+            "as torchrun; rank 0 hosts the store and prints the table. -g defaults to WORLD_SIZE, --transport to " +
+            "auto; tcp listens on the local address of the route to MASTER_ADDR " +
+            "(-Dverbs4j.collectives.host.address overrides).")
+    private boolean env;
+
     @Option(names = "--rank-process", hidden = true, description = "Run as one rank of a LoopbackCluster.")
     private boolean rankProcess;
 
@@ -190,6 +203,10 @@ public final class CollCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         LocalRun.quietProviderLogs();
+        if (env)
+        {
+            return runAsEnvRank(settings, out, err);
+        }
         if (rankProcess)
         {
             return runAsRankProcess(settings, out);
@@ -210,6 +227,34 @@ public final class CollCommand implements Callable<Integer>
     CollSettings settings()
     {
         final CollSettings s = new CollSettings();
+        EnvRendezvous rendezvous = null;
+        if (env)
+        {
+            if (threads || rankProcess)
+            {
+                throw usage("--env runs one rank of an externally launched job: not with --threads");
+            }
+            try
+            {
+                rendezvous = EnvRendezvous.from(System.getenv());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw usage("--env: " + ex.getMessage());
+            }
+            if (matched("-g") && ranks != rendezvous.worldSize())
+            {
+                throw usage("-g " + ranks + " differs from the world size " + rendezvous.worldSize() + " of --env");
+            }
+            ranks = rendezvous.worldSize();
+            if (!matched("--transport"))
+            {
+                transport = "auto";
+            }
+            s.env = true;
+            s.hostAddress = null != System.getProperty(CollectivesConfiguration.HOST_ADDRESS_PROP_NAME) ?
+                System.getProperty(CollectivesConfiguration.HOST_ADDRESS_PROP_NAME) : rendezvous.localAddress();
+        }
         try
         {
             s.collectives = new ArrayList<>();
@@ -342,6 +387,37 @@ public final class CollCommand implements Callable<Integer>
             }
         }
         return s;
+    }
+
+    private boolean matched(final String option)
+    {
+        final CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        return null != parsed && parsed.hasMatchedOption(option);
+    }
+
+    private int runAsEnvRank(final CollSettings settings, final PrintWriter out, final PrintWriter err)
+        throws IOException
+    {
+        final EnvRendezvous rendezvous = EnvRendezvous.from(System.getenv());
+        final long wrong;
+        try (TcpStore store = rendezvous.connect(Duration.ofSeconds(settings.timeoutSeconds)))
+        {
+            wrong = CollRank.run(settings, rendezvous.rank(), rendezvous.worldSize(), store, out);
+        }
+        catch (final RuntimeException ex)
+        {
+            out.flush();
+            err.println("verbs4j coll: rank " + rendezvous.rank() + "/" + rendezvous.worldSize() + " failed: " + ex);
+            return CommandLine.ExitCode.SOFTWARE;
+        }
+        out.flush();
+        if (0 != rendezvous.rank())
+        {
+            out.println("verbs4j coll: rank " + rendezvous.rank() + "/" + rendezvous.worldSize() + " done, " +
+                (0 == wrong ? "no wrong elements" : wrong + " wrong elements"));
+            out.flush();
+        }
+        return 0 == wrong ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
     }
 
     private int runAsRankProcess(final CollSettings settings, final PrintWriter out) throws IOException

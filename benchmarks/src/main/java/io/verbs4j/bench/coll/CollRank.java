@@ -100,6 +100,10 @@ public final class CollRank
             .transport(CollNames.transport(s.transport)).algorithm(s.algorithm)
             .opTimeout(Duration.ofSeconds(s.timeoutSeconds)).bootstrapTimeout(Duration.ofSeconds(s.timeoutSeconds))
             .maxPending(window.length);
+        if (null != s.hostAddress)
+        {
+            context.hostAddress(s.hostAddress);
+        }
         if (s.busyPoll)
         {
             context.idle(Long.MAX_VALUE, 0, 1, 1);
@@ -540,7 +544,8 @@ public final class CollRank
             "nccl-tests format; barrier is not in nccl-tests: time only" : "nccl-tests " + coll.ncclTestsBinary() +
             " format");
         out.printf(Locale.ROOT, "# nRanks %d (%s) transport: %s algo: %s minBytes %d maxBytes %d step: %s " +
-            "warmup iters: %d iters: %d mode: %s validation: %d time: %s%n", n, s.threads ? "threads" : "processes",
+            "warmup iters: %d iters: %d mode: %s validation: %d time: %s%n", n,
+            s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes",
             s.transport, CollNames.algorithmName(s.algorithm), s.sizes.isEmpty() ? s.minBytes : sweep.get(0),
             s.sizes.isEmpty() ? s.maxBytes : sweep.get(sweep.size() - 1),
             !s.sizes.isEmpty() ? "list" : (s.stepFactor > 1 ? s.stepFactor + "(factor)" : s.stepBytes + "(bytes)"),
@@ -557,7 +562,8 @@ public final class CollRank
         final String host = hostName();
         for (int r = 0; r < n; r++)
         {
-            out.printf(Locale.ROOT, "#  Rank %2d Pid %7d on %10s %s%n", r, pids[r], host,
+            // with --env the ranks run on hosts this rank does not know the names of
+            out.printf(Locale.ROOT, "#  Rank %2d Pid %7d on %10s %s%n", r, pids[r], s.env && r > 0 ? "-" : host,
                 s.threads ? "thread verbs4j-rank-" + r : "process");
         }
         final StringBuilder links = new StringBuilder();
@@ -642,7 +648,7 @@ public final class CollRank
                 "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"iters\":%d," +
                 "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
                 "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
-            coll.label(), n, s.threads ? "threads" : "processes", s.transport,
+            coll.label(), n, s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes", s.transport,
             CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != coll ? "async" : "blocking",
             s.busyPoll, inPlace ? "in-place" : "out-of-place", coll.sizeBytes(count, es, n), count,
             type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup, s.iters,

@@ -59,6 +59,13 @@ public final class CollSettings
     public boolean busyPoll;
     /** {@code --timeout}: limit per collective call and for the bootstrap, in seconds. */
     public int timeoutSeconds = 60;
+    /**
+     * {@code --env}: this process is one rank of a job started by another launcher (torchrun-style variables),
+     * not the parent of the ranks. Not part of {@link #toArgs()}: rank processes never start more ranks.
+     */
+    public boolean env;
+    /** Address this rank's tcp links listen on (null: the communicator's default, loopback). */
+    public String hostAddress;
 
     /**
      * The sizes this run sweeps, as nccl-tests: from {@code -b} to {@code -e}, times {@code -f} or plus {@code -i}.

@@ -1,8 +1,5 @@
 package io.verbs4j.collectives.demo;
 
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeSet;
@@ -28,7 +25,8 @@ import io.verbs4j.collectives.types.ReduceOp;
  *     io.verbs4j.collectives.demo.EnvAllReduce &amp; done; wait
  * </pre>
  * Arguments: optional element count (default 1048576) and timed iterations (default 20). Across hosts, tcp listens
- * on {@code -Dverbs4j.collectives.host.address}, else on the local address of the route to {@code MASTER_ADDR}.
+ * on {@code -Dverbs4j.collectives.host.address}, else on {@link EnvRendezvous#localAddress()} (the local address
+ * of the route to {@code MASTER_ADDR}).
  * Exit code 0 when the sums are right, 1 otherwise.
  */
 public final class EnvAllReduce
@@ -63,7 +61,7 @@ public final class EnvAllReduce
         final CommunicatorContext context = new CommunicatorContext().rank(rank).size(size).name("env-allreduce");
         if (null == System.getProperty(CollectivesConfiguration.HOST_ADDRESS_PROP_NAME))
         {
-            context.hostAddress(localAddressTowards(rendezvous.masterAddr(), rendezvous.masterPort()));
+            context.hostAddress(rendezvous.localAddress());
         }
         try (RendezvousStore store = rendezvous.connect(RendezvousStore.DEFAULT_TIMEOUT);
              Communicator comm = Communicator.create(context.store(store)))
@@ -110,24 +108,6 @@ public final class EnvAllReduce
         {
             System.err.println("rank " + rank + "/" + size + ": " + ex);
             return 1;
-        }
-    }
-
-    /**
-     * The local address the kernel would use to reach the master (no packet is sent); loopback when that fails.
-     */
-    static String localAddressTowards(final String masterAddr, final int masterPort)
-    {
-        try (DatagramSocket probe = new DatagramSocket())
-        {
-            probe.connect(new InetSocketAddress(masterAddr, masterPort));
-            final InetAddress local = probe.getLocalAddress();
-            return null == local || local.isAnyLocalAddress() ? CollectivesConfiguration.HOST_ADDRESS_DEFAULT :
-                local.getHostAddress();
-        }
-        catch (final java.io.IOException | RuntimeException ex)
-        {
-            return CollectivesConfiguration.HOST_ADDRESS_DEFAULT;
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.verbs4j.collectives.rendezvous;
 
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -32,6 +35,8 @@ public final class EnvRendezvous
     public static final String OMPI_RANK = "OMPI_COMM_WORLD_RANK";
     /** Open MPI's size variable, used when {@value #WORLD_SIZE} is absent. */
     public static final String OMPI_SIZE = "OMPI_COMM_WORLD_SIZE";
+
+    private static final String LOOPBACK = "127.0.0.1";
 
     private final String masterAddr;
     private final int masterPort;
@@ -100,6 +105,27 @@ public final class EnvRendezvous
             return TcpStore.host(new InetSocketAddress(masterPort), timeout);
         }
         return TcpStore.connect(new InetSocketAddress(masterAddr, masterPort), timeout);
+    }
+
+    /**
+     * The local address the kernel would use to reach {@code MASTER_ADDR} (a UDP socket is connected, no packet is
+     * sent): the address this rank's tcp links should listen on so that ranks on other hosts reach it, the way
+     * torchrun and NCCL pick the interface towards the master. Loopback when there is no route.
+     *
+     * @return an IP address literal.
+     */
+    public String localAddress()
+    {
+        try (DatagramSocket probe = new DatagramSocket())
+        {
+            probe.connect(new InetSocketAddress(masterAddr, masterPort));
+            final InetAddress local = probe.getLocalAddress();
+            return null == local || local.isAnyLocalAddress() ? LOOPBACK : local.getHostAddress();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return LOOPBACK;
+        }
     }
 
     /**

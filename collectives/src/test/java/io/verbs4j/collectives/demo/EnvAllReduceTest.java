@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.collectives.rendezvous.EnvRendezvous;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,6 +52,7 @@ class EnvAllReduceTest
     @Test
     void routeToLoopbackMasterIsLoopback()
     {
-        assertEquals("127.0.0.1", EnvAllReduce.localAddressTowards("127.0.0.1", 29500));
+        assertEquals("127.0.0.1", EnvRendezvous.from(Map.of("MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500",
+            "RANK", "0", "WORLD_SIZE", "1")).localAddress());
     }
 }
