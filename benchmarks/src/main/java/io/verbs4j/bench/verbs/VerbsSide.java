@@ -19,6 +19,8 @@ import io.verbs4j.tcp.TcpConfiguration;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeoutException;
 
@@ -122,9 +124,30 @@ final class VerbsSide implements AutoCloseable
         return context;
     }
 
+    /**
+     * Whether an address (bare or in brackets) is a wildcard, in any spelling: a listener bound to {@code 0.0.0.0}
+     * on a dual-stack JVM reports {@code [0:0:0:0:0:0:0:0]}. Host names are never looked up.
+     */
     static boolean isWildcard(final String address)
     {
-        return "0.0.0.0".equals(address) || "::".equals(address) || "[::]".equals(address) || address.isEmpty();
+        if (address.isEmpty() || "*".equals(address))
+        {
+            return true;
+        }
+        final String bare = address.startsWith("[") && address.endsWith("]") ?
+            address.substring(1, address.length() - 1) : address;
+        if (bare.indexOf(':') < 0 && !bare.matches("[0-9.]+"))
+        {
+            return false;
+        }
+        try
+        {
+            return InetAddress.getByName(bare).isAnyLocalAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            return false;
+        }
     }
 
     static int align64(final int value)

@@ -99,6 +99,10 @@ class VerbsTransportSmokeTest
     void shouldResolveAWildcardTcpEndpointToThePeerHost()
     {
         assertEquals("tcp://10.1.2.3:4000", VerbsTransport.resolve("tcp://0.0.0.0:4000", "10.1.2.3"));
+        // what a listener bound to 0.0.0.0 reports on a dual-stack JVM
+        assertEquals("tcp://10.1.2.3:4000", VerbsTransport.resolve("tcp://[0:0:0:0:0:0:0:0]:4000", "10.1.2.3"));
+        assertEquals("tcp://10.1.2.3:4000", VerbsTransport.resolve("tcp://[::]:4000", "10.1.2.3"));
+        assertEquals("tcp://[::1]:4000", VerbsTransport.resolve("tcp://[::1]:4000", "10.1.2.3"));
         assertEquals("tcp://127.0.0.1:4000", VerbsTransport.resolve("tcp://127.0.0.1:4000", "10.1.2.3"));
         assertEquals("shm://x", VerbsTransport.resolve("shm://x", "10.1.2.3"));
     }
