@@ -25,7 +25,7 @@ import io.verbs4j.system.support.SystemTests;
  * Conditions: {@link #rateLimit} (tc tbf on a host's eth0: its outbound rate), {@link #loss} (an nftables
  * {@code netdev} egress chain on a host's eth0: {@code numgen random mod 100 < N drop}, i.e. real loss after the
  * host's TCP stack; netem is not in this kernel), {@link #linkDown}/{@link #linkUp} (the bridge port of a host:
- * a pulled cable, every peer just hears nothing).
+ * a pulled cable, every peer just hears nothing), {@link #hostLinkDown} (the host's own eth0).
  *
  * <p>{@link #exec} starts a JVM in a host with {@code ip netns exec} (the test's class path, the JVM flags of
  * {@code verbs4j.test.jvmFlags}, shm files in this fixture's own /dev/shm directory). {@link #close} kills every
@@ -270,6 +270,17 @@ public final class NetnsCluster implements AutoCloseable
     public void linkDown(final int host)
     {
         run("ip", "-n", bridgeNs(), "link", "set", port(host), "down");
+    }
+
+    /**
+     * Takes a host's own eth0 down (inside the host): its routes to the subnet go away, so the host's own sends fail
+     * at once, while its peers hear nothing.
+     *
+     * @param host 1-based.
+     */
+    public void hostLinkDown(final int host)
+    {
+        run("ip", "-n", ns(host), "link", "set", "eth0", "down");
     }
 
     /**

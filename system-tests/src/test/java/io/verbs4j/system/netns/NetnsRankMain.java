@@ -33,7 +33,7 @@ import io.verbs4j.collectives.types.ReduceOp;
  *       then {@code FAILED <reason> <wall clock ms> <calls> <message>}; exit 0 for a {@link CollectiveException}.</li>
  * </ul>
  * Either mode first prints {@code LINKS rank=<r> <peer>:<provider> ...}; a wrong element prints {@code WRONG ...}
- * and exits 1.
+ * and exits 1. A rank whose standard input ends (the test JVM died) halts with exit code 3.
  */
 public final class NetnsRankMain
 {
@@ -46,6 +46,7 @@ public final class NetnsRankMain
      */
     public static void main(final String[] args)
     {
+        exitWithParent();
         final String mode = args[0];
         final String[] counts = args[1].split(",");
         final int iterations = Integer.parseInt(args[2]);
@@ -84,6 +85,28 @@ public final class NetnsRankMain
         }
         System.out.flush();
         System.exit(exit);
+    }
+
+    /** The test JVM holds our stdin: when it dies (even by SIGKILL) the pipe closes and this rank goes too. */
+    private static void exitWithParent()
+    {
+        final Thread lifeline = new Thread(() ->
+        {
+            try
+            {
+                while (System.in.read() >= 0)
+                {
+                    // nothing is sent; wait for end of file
+                }
+            }
+            catch (final java.io.IOException ignore)
+            {
+                // same as end of file
+            }
+            Runtime.getRuntime().halt(3);
+        }, "netns-rank-lifeline");
+        lifeline.setDaemon(true);
+        lifeline.start();
     }
 
     private static int check(final Communicator comm, final int rank, final int size, final String[] counts,
