@@ -32,6 +32,7 @@ public interface CompletionQueue extends AutoCloseable
      * @param handler receives each completion.
      * @param limit   most completions to deliver.
      * @return how many were delivered; 0 when none was ready (compose with an idle strategy).
+     * @throws IllegalStateException if the queue is closed.
      */
     int poll(CompletionHandler handler, int limit);
 
@@ -40,6 +41,7 @@ public interface CompletionQueue extends AutoCloseable
      *
      * @param batch caller-owned storage.
      * @return how many completions it now holds.
+     * @throws IllegalStateException if the queue is closed.
      */
     int poll(CompletionBatch batch);
 
@@ -51,12 +53,16 @@ public interface CompletionQueue extends AutoCloseable
      * @param timeout longest wait.
      * @param unit    unit of {@code timeout}.
      * @return how many were delivered; 0 if the timeout passed first.
+     * @throws IllegalStateException if the queue is closed.
      * @throws InterruptedException if the thread is interrupted while waiting.
      */
     int poll(CompletionHandler handler, int limit, long timeout, TimeUnit unit) throws InterruptedException;
 
     /**
-     * Destroys the queue. Idempotent.
+     * Destroys the queue, and closes the queue pairs that use it as their send or receive queue (where
+     * {@code ibv_destroy_cq} would refuse with EBUSY; a Java {@code close()} does not throw, as with
+     * {@link ProtectionDomain#close()}). Their unpolled completions are discarded. Afterwards every {@code poll}
+     * throws {@link IllegalStateException}, so a polling loop learns that it must stop. Idempotent.
      */
     @Override
     void close();

@@ -17,6 +17,14 @@ import org.agrona.concurrent.UnsafeBuffer;
  * is released (allocated regions) or handed back to its owner (registered buffers). Close is idempotent.
  * <p>
  * Accessors may be called from any thread; they give plain (not ordered) access unless named otherwise.
+ * <p>
+ * Lifetime: what the provider does with a region asynchronously (a peer's WRITE streaming in, a send payload
+ * queued on a socket, a copy by a progress thread) is safe against a concurrent {@link #close()}: it fails with a
+ * status or finishes before the memory goes. What the application does itself is not: closing a region while
+ * another application thread is still inside one of its accessors, a view from {@link #wrap}/{@link #byteBuffer},
+ * or a {@code postSend} of an {@link SendRequest#INLINE} request naming it (the inline copy is made on the posting
+ * thread) is a race in the application, as it is for any off-heap memory in Java, and may read released memory.
+ * Close a region once the threads that use it are done with it.
  */
 public interface MemoryRegion extends AutoCloseable
 {

@@ -1,6 +1,8 @@
 package io.verbs4j.system;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +28,9 @@ import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.Verbs;
+import io.verbs4j.VerbsException;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.shm.ShmConfiguration;
 import io.verbs4j.shm.protocol.SegmentHeader;
 import io.verbs4j.system.support.SystemTests;
 import org.junit.jupiter.api.AfterEach;
@@ -35,16 +39,18 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * shm segments are private to their user: every file the shm provider creates (device segment, region, listener,
- * connection segment during a handshake) is mode 0600 and owned by this user, in the configured directory and in
- * the default /dev/shm; a process of another user ({@code nobody}, through {@code setpriv}; needs root, skipped
- * otherwise) can neither read nor map nor write any of them, even in a world-writable sticky directory like
- * /dev/shm; and it cannot impersonate a listener by planting a listener file under this user's name (a connector
- * would hand it the private data of the handshake, i.e. rkeys and addresses).
+ * connection segment during a handshake) is mode 0600, owned by this user, inside a per-user directory of mode 0700,
+ * in the configured directory and in the default /dev/shm; a process of another user ({@code nobody}, through
+ * {@code setpriv}; needs root, skipped otherwise) can neither read nor map nor write any of them, even under a
+ * world-writable sticky directory like /dev/shm; it cannot plant a listener file under this user's name (a
+ * connector would hand it the private data of the handshake, i.e. rkeys and addresses), and a per-user directory it
+ * made in advance is refused with a message that says so.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ShmSegmentSecuritySystemTest
@@ -62,9 +68,15 @@ class ShmSegmentSecuritySystemTest
             ".putLong(Integer.parseInt(a[3]), pid)",
         "        .putLong(Integer.parseInt(a[4]), 0L);",
         "      Path p = Paths.get(a[1]);",
-        "      Files.write(p, b, StandardOpenOption.CREATE_NEW);",
-        "      Files.setPosixFilePermissions(p, " +
+        "      try {",
+        "        Files.createDirectories(p.getParent());",
+        "        Files.write(p, b, StandardOpenOption.CREATE_NEW);",
+        "        Files.setPosixFilePermissions(p, " +
             "java.nio.file.attribute.PosixFilePermissions.fromString(\"rw-rw-rw-\"));",
+        "      } catch (Exception e) {",
+        "        System.out.println(\"DENIED \" + e.getClass().getSimpleName()); System.out.flush();",
+        "        return;",
+        "      }",
         "      System.out.println(\"PLANTED \" + pid); System.out.flush();",
         "      Thread.sleep(Long.parseLong(a[5]));",
         "      return;",
@@ -109,8 +121,10 @@ class ShmSegmentSecuritySystemTest
         assertKinds(duringHandshake);
         seen.forEach((name, mode) -> assertEquals("rw------- uid " + uid(), mode, name));
         // The default location too.
+        assertEquals("rwx------ uid " + uid(), describe(userDir(dir)), "the per-user directory");
         try (Device device = Verbs.open("shm", new DeviceContext()))
         {
+            assertEquals("rwx------ uid " + uid(), describe(userDir(Path.of("/dev/shm"))), "the per-user directory");
             final List<Path> mine = listOwn(Path.of("/dev/shm"));
             assertFalse(mine.isEmpty(), "the device segment is in /dev/shm");
             for (final Path f : mine)
@@ -151,55 +165,89 @@ class ShmSegmentSecuritySystemTest
     }
 
     @Test
-    void anotherUserCannotImpersonateAListener() throws Exception
+    void anotherUserCannotPlantAListenerInThisUsersDirectory() throws Exception
     {
         assumeTrue(isRoot(), "needs root to run a probe as another user (setpriv --reuid=nobody); skipped");
         final Path dir = worldWritableDir("squat");
         final Path probe = probeSource();
         final String name = "squat-" + ProcessHandle.current().pid();
-        // A genuine listener file's bytes, to be planted by nobody under this user's name in the shared directory.
+        Verbs.open("shm", SystemTests.context("shm", dir)).close(); // makes this user's 0700 directory
+        final Path planted = userDir(dir).resolve("verbs4j-" + uid() + "-" + name + ".listen");
+        final String line = plantAsNobody(probe, planted);
+        assertEquals("DENIED AccessDeniedException", line, "another user wrote into this user's directory");
+        assertFalse(Files.exists(planted));
+        final byte[] secret = "rkey=0x5EC12E7 addr=0xDEADBEEF".getBytes(StandardCharsets.US_ASCII);
+        final String message = connectRefused(dir, name, secret);
+        SystemTests.report("security.txt", "another user planting a listener in the per-user directory: " + line +
+            "; connect to that name refused (" + message + ")");
+    }
+
+    @Test
+    void aPerUserDirectoryMadeByAnotherUserIsRefused() throws Exception
+    {
+        assumeTrue(isRoot(), "needs root to run a probe as another user (setpriv --reuid=nobody); skipped");
+        final Path dir = worldWritableDir("squatdir");
+        final Path probe = probeSource();
+        final String name = "squat-" + ProcessHandle.current().pid();
+        // nobody makes this user's directory first, with a listener file of this user's name inside.
+        final Path planted = userDir(dir).resolve("verbs4j-" + uid() + "-" + name + ".listen");
+        final String line = plantAsNobody(probe, planted);
+        assertTrue(line.startsWith("PLANTED "), line);
+        assertEquals(65534L, ((Number)Files.getAttribute(userDir(dir), "unix:uid")).longValue(), "owned by nobody");
+        final VerbsException refused = assertThrows(VerbsException.class,
+            () -> Verbs.open("shm", SystemTests.context("shm", dir)).close());
+        assertTrue(refused.getMessage().contains("belongs to uid 65534"), refused.getMessage());
+        assertTrue(refused.getMessage().contains(ShmConfiguration.DIR_PROP_NAME), refused.getMessage());
+        SystemTests.report("security.txt", "per-user directory made in advance by another user: device open " +
+            "refused (" + refused.getMessage() + ")");
+    }
+
+    private static String connectRefused(final Path dir, final String name, final byte[] secret)
+    {
+        try (Device device = Verbs.open("shm", SystemTests.context("shm", dir)))
+        {
+            final ProtectionDomain pd = device.allocateProtectionDomain();
+            final CompletionQueue cq = device.createCompletionQueue(64);
+            final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(4).recvDepth(4));
+            device.connectionManager().connect(qp, "shm://" + name, secret, Duration.ofSeconds(2));
+        }
+        catch (final ConnectionException ex)
+        {
+            return ex.getMessage();
+        }
+        throw new AssertionError("connected to shm://" + name + ", which nobody of this user listens on");
+    }
+
+    /** Runs the probe as nobody to write a (genuine-looking) listener file at {@code planted}; returns its answer. */
+    private String plantAsNobody(final Path probe, final Path planted) throws Exception
+    {
         final byte[] genuine;
         final Path scratch = SystemTests.newShmDir("squat-scratch");
         cleanup.add(scratch);
         try (Device device = Verbs.open("shm", SystemTests.context("shm", scratch));
-            Listener ignored = device.connectionManager().listen("shm://" + name))
+            Listener ignored = device.connectionManager().listen("shm://genuine"))
         {
             genuine = Files.readAllBytes(listOwn(scratch).stream().filter(p -> p.toString().endsWith(".listen"))
                 .findFirst().orElseThrow());
         }
-        final Path planted = dir.resolve("verbs4j-" + uid() + "-" + name + ".listen");
         final Path copy = probe.resolveSibling("listener.bin");
         Files.write(copy, genuine);
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
         final Process squatter = new ProcessBuilder(command(probe, true, List.of("plant", planted.toString(),
             copy.toString(), Integer.toString(SegmentHeader.PID_OFFSET),
-            Integer.toString(SegmentHeader.START_TIME_OFFSET), "20000"))).redirectErrorStream(true).start();
-        try
+            Integer.toString(SegmentHeader.START_TIME_OFFSET), "1"))).redirectErrorStream(true).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(squatter.getInputStream(),
+            StandardCharsets.UTF_8)))
         {
-            final String line = new String(squatter.getInputStream().readNBytes(8), StandardCharsets.UTF_8);
-            assertEquals("PLANTED ", line, "the squatter planted its file");
-            assertEquals(65534L, ((Number)Files.getAttribute(planted, "unix:uid")).longValue(), "owned by nobody");
-            final byte[] secret = "rkey=0x5EC12E7 addr=0xDEADBEEF".getBytes(StandardCharsets.US_ASCII);
-            boolean refused = false;
-            String message = "";
-            try (Device device = Verbs.open("shm", SystemTests.context("shm", dir)))
+            String line;
+            while (null != (line = out.readLine()))
             {
-                final ProtectionDomain pd = device.allocateProtectionDomain();
-                final CompletionQueue cq = device.createCompletionQueue(64);
-                final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(4).recvDepth(4));
-                device.connectionManager().connect(qp, "shm://" + name, secret, Duration.ofSeconds(2));
+                if (line.startsWith("PLANTED ") || line.startsWith("DENIED "))
+                {
+                    return line;
+                }
             }
-            catch (final ConnectionException ex)
-            {
-                refused = true;
-                message = ex.getMessage();
-            }
-            assertTrue(refused, "connected to a listener planted by another user");
-            final String content = new String(Files.readAllBytes(planted), StandardCharsets.ISO_8859_1);
-            assertFalse(content.contains(new String(secret, StandardCharsets.ISO_8859_1)),
-                "the handshake's private data leaked into a file of another user (" + message + ")");
-            SystemTests.report("security.txt", "planted listener of another user: connect refused (" + message +
-                "), private data not written");
+            throw new IllegalStateException("the probe printed no answer");
         }
         finally
         {
@@ -252,9 +300,14 @@ class ShmSegmentSecuritySystemTest
         }
     }
 
+    private static Path userDir(final Path dir)
+    {
+        return dir.resolve("verbs4j-" + uid());
+    }
+
     private static List<Path> listOwn(final Path dir) throws IOException
     {
-        try (Stream<Path> s = Files.list(dir))
+        try (Stream<Path> s = Files.list(userDir(dir)))
         {
             return s.filter(p -> p.getFileName().toString().startsWith("verbs4j-" + uid() + "-"))
                 .filter(p -> !Files.isDirectory(p)).filter(p -> p.getFileName().toString()

@@ -86,11 +86,10 @@ public abstract class AbstractProtectionDomain implements ProtectionDomain
             sendCq.detach(config.sendDepth());
             throw ex;
         }
+        final AbstractQueuePair qp;
         try
         {
-            final AbstractQueuePair qp = newQueuePair(config, device.nextQpNumber());
-            queuePairs.add(qp);
-            return qp;
+            qp = newQueuePair(config, device.nextQpNumber());
         }
         catch (final RuntimeException ex)
         {
@@ -98,6 +97,18 @@ public abstract class AbstractProtectionDomain implements ProtectionDomain
             recvCq.detach(config.recvDepth());
             throw ex;
         }
+        queuePairs.add(qp);
+        try
+        {
+            sendCq.track(qp);
+            recvCq.track(qp);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            qp.close(); // gives back the slots and untracks it
+            throw ex;
+        }
+        return qp;
     }
 
     /** {@inheritDoc} */

@@ -302,6 +302,8 @@ public abstract class AbstractQueuePair implements QueuePair
         onClose();
         sendCq.detach(config.sendDepth());
         recvCq.detach(config.recvDepth());
+        sendCq.untrack(this);
+        recvCq.untrack(this);
         pd.removeQueuePair(this);
     }
 

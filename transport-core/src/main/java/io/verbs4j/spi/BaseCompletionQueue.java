@@ -2,6 +2,9 @@ package io.verbs4j.spi;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.CompletionBatch;
@@ -51,6 +54,7 @@ public class BaseCompletionQueue implements CompletionQueue
     private final WorkQueue[] queues;
     private final Progress progress;
     private final IdleStrategy waitIdleStrategy;
+    private final Set<AbstractQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
 
     @SuppressWarnings("unused")
     private long p01, p02, p03, p04, p05, p06, p07;
@@ -126,6 +130,33 @@ public class BaseCompletionQueue implements CompletionQueue
     }
 
     /**
+     * Records a queue pair that produces into this queue, so that closing the queue closes it too.
+     *
+     * @param qp a queue pair created with this queue as its send or receive CQ.
+     * @throws IllegalArgumentException if this queue was closed meanwhile (as for a CQ closed before).
+     */
+    void track(final AbstractQueuePair qp)
+    {
+        queuePairs.add(qp);
+        if (closed)
+        {
+            queuePairs.remove(qp);
+            throw new IllegalArgumentException("the completion queue was closed while queue pair " + qp.qpNumber() +
+                " was being created; create a new completion queue");
+        }
+    }
+
+    /**
+     * Forgets a queue pair (it was closed).
+     *
+     * @param qp the queue pair.
+     */
+    void untrack(final AbstractQueuePair qp)
+    {
+        queuePairs.remove(qp);
+    }
+
+    /**
      * Appends an entry; called by {@link WorkQueue#drain}.
      *
      * @param queue      the work queue to release when the entry is polled.
@@ -174,7 +205,7 @@ public class BaseCompletionQueue implements CompletionQueue
     {
         if (closed)
         {
-            return 0;
+            throw closedException();
         }
         int count = drainEntries(handler, limit);
         if (count < limit)
@@ -201,7 +232,7 @@ public class BaseCompletionQueue implements CompletionQueue
         while (true)
         {
             final int count = poll(handler, limit);
-            if (count > 0 || closed)
+            if (count > 0)
             {
                 return count;
             }
@@ -220,13 +251,30 @@ public class BaseCompletionQueue implements CompletionQueue
     /** {@inheritDoc} */
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
         closed = true;
+        // ibv_destroy_cq refuses (EBUSY) while QPs use the CQ; a Java close() that throws would break
+        // try-with-resources, so, like ProtectionDomain.close, it closes its dependants instead.
+        for (final AbstractQueuePair qp : new ArrayList<>(queuePairs))
+        {
+            qp.close();
+        }
+        queuePairs.clear();
     }
 
     /** @return true once closed. */
     public boolean isClosed()
     {
         return closed;
+    }
+
+    private IllegalStateException closedException()
+    {
+        return new IllegalStateException("completion queue is closed (its queue pairs were closed with it); " +
+            "stop polling it, or create a new completion queue and queue pairs");
     }
 
     private int drainEntries(final CompletionHandler handler, final int limit)

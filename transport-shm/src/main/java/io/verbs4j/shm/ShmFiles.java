@@ -5,19 +5,26 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import io.verbs4j.VerbsException;
+
 import io.verbs4j.shm.protocol.SegmentHeader;
 
 /**
- * Names of the segment files and the sweep of files left by dead processes. Every file is
- * {@code <dir>/verbs4j-<uid>-...}: per user, so users never see each other's files (they are 0600 too), and
+ * Names of the segment files and the sweep of files left by dead processes. Every file lives in a per-user
+ * directory {@code <dir>/verbs4j-<uid>/}, created 0700 and refused unless it is a real directory owned by this user
+ * with no group or other permission: another user can neither map the files (they are 0600 too) nor squat a
+ * listener's well-known name inside it. File names are {@code verbs4j-<uid>-...} and
  * {@code p<pid>-d<deviceId>-...} for everything a device owns, so that a sweep can tell from the name alone whose it
  * is. Listener files are {@code verbs4j-<uid>-<name>.listen} (a well-known name); their owner PID is in the header.
  * <p>
@@ -33,12 +40,59 @@ public final class ShmFiles
     private final String prefix;
 
     /**
-     * @param dir the segment directory.
+     * Opens (creating it if needed) this user's directory under {@code baseDir}.
+     *
+     * @param baseDir the configured segment directory ({@link ShmConfiguration#DIR_PROP_NAME}).
+     * @throws VerbsException if the user directory cannot be created, or exists but is not a directory owned by
+     *                        this user with mode 0700 (saying what to do).
      */
-    public ShmFiles(final Path dir)
+    public ShmFiles(final Path baseDir)
     {
-        this.dir = dir;
+        this.dir = privateDirectory(baseDir.resolve("verbs4j-" + UID));
         this.prefix = "verbs4j-" + UID + "-";
+    }
+
+    private static Path privateDirectory(final Path dir)
+    {
+        try
+        {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+                "rwx------")));
+        }
+        catch (final FileAlreadyExistsException ignore)
+        {
+            // made earlier, or by another process of this user at the same moment; checked below either way
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            throw new VerbsException("cannot create the shm directory " + dir + " (" + ex + "); set " +
+                ShmConfiguration.DIR_PROP_NAME + " to a writable tmpfs directory", ex);
+        }
+        final long owner;
+        final int mode;
+        try
+        {
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS))
+            {
+                throw new VerbsException("shm directory " + dir + " is not a directory (a symbolic link or a file " +
+                    "put there by someone else?); remove it, or set " + ShmConfiguration.DIR_PROP_NAME +
+                    " to another directory");
+            }
+            owner = ((Number)Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+            mode = ((Number)Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS)).intValue();
+        }
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException ex)
+        {
+            throw new VerbsException("cannot check the owner of shm directory " + dir + " (" + ex + ")", ex);
+        }
+        if (owner != UID || 0 != (mode & 0077))
+        {
+            throw new VerbsException("shm directory " + dir + " belongs to uid " + owner + " with mode " +
+                Integer.toOctalString(mode & 0777) + ", but must belong to this user (uid " + UID + ") with mode " +
+                "700, else another user could read or squat its segments; remove it, or set " +
+                ShmConfiguration.DIR_PROP_NAME + " to another directory");
+        }
+        return dir;
     }
 
     /** @return this process's user id (as in the file names). */

@@ -233,7 +233,7 @@ class ShmCrossProcessTest
         device.close();
         device = null;
         assertEquals(0, ShmTestSupport.fileCount(dir), "files left behind: " + java.util.Arrays.toString(
-            dir.toFile().list()));
+            ShmTestSupport.fileNames(dir)));
     }
 
     @Test
@@ -331,14 +331,15 @@ class ShmCrossProcessTest
     void shouldSweepTheFilesOfAKilledProcessWhenTheNextDeviceOpens() throws Exception
     {
         child = startChild("xp-kill", true);
-        final String[] before = dir.toFile().list();
+        final String[] before = ShmTestSupport.fileNames(dir);
         assertTrue(null != before && before.length >= 4, "child's device, regions and listener files: " +
             java.util.Arrays.toString(before));
         child.destroyForcibly();
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));
         assertEquals(before.length, ShmTestSupport.fileCount(dir), "SIGKILL leaves the files");
         ShmTestSupport.open(dir, false).close();
-        assertEquals(0, ShmTestSupport.fileCount(dir), "left: " + java.util.Arrays.toString(dir.toFile().list()));
+        assertEquals(0, ShmTestSupport.fileCount(dir),
+            "left: " + java.util.Arrays.toString(ShmTestSupport.fileNames(dir)));
     }
 
     private static void signal(final String name, final long pid) throws Exception

@@ -93,11 +93,26 @@ final class ShmTestSupport
         }
     }
 
+    /** @return the names of the regular files below {@code dir}. */
+    static String[] fileNames(final Path dir)
+    {
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            return files.filter(Files::isRegularFile).map(f -> f.getFileName().toString()).sorted()
+                .toArray(String[]::new);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** @return the regular files below {@code dir} (the shm files are in a per-user directory inside it). */
     static long fileCount(final Path dir)
     {
-        try (Stream<Path> files = Files.list(dir))
+        try (Stream<Path> files = Files.walk(dir))
         {
-            return files.count();
+            return files.filter(Files::isRegularFile).count();
         }
         catch (final IOException ex)
         {

@@ -55,6 +55,7 @@ final class TcpConnectionManager implements ConnectionManager
     /** {@inheritDoc} */
     public Listener listen(final String endpoint)
     {
+        checkOpen();
         final TcpEndpoint parsed = TcpEndpoint.parse(endpoint);
         final InetAddress bindAddress = listenAddress(parsed);
         final ServerBootstrap bootstrap = new ServerBootstrap()
@@ -74,6 +75,7 @@ final class TcpConnectionManager implements ConnectionManager
         bound.awaitUninterruptibly();
         if (!bound.isSuccess())
         {
+            checkOpen(); // closed meanwhile: Netty's RejectedExecutionException would not say so
             throw new ConnectionException("cannot listen on " + endpoint + " (" + bindAddress.getHostAddress() + "): " +
                 bound.cause(), bound.cause());
         }
@@ -89,6 +91,7 @@ final class TcpConnectionManager implements ConnectionManager
     /** {@inheritDoc} */
     public byte[] connect(final QueuePair qp, final String endpoint, final byte[] privateData, final Duration timeout)
     {
+        checkOpen();
         final TcpQueuePair queuePair = own(qp, device);
         queuePair.ensureConnectable();
         checkPrivateData(privateData);
@@ -305,5 +308,14 @@ final class TcpConnectionManager implements ConnectionManager
     private static long remainingMs(final long deadline)
     {
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    }
+
+    private void checkOpen()
+    {
+        if (device.isClosed())
+        {
+            throw new IllegalStateException("device '" + device.name() + "' is closed; open a new device to " +
+                "listen or connect");
+        }
     }
 }

@@ -109,8 +109,9 @@ public final class PerftestCommand implements Callable<Integer>
         description = "Control port (default: " + DEFAULT_PORT + "; 0 = any, server only).")
     private Integer port;
 
-    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
-        description = "Server: local address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Server: local address to listen on (default: ${DEFAULT-VALUE}, loopback only; give this " +
+            "host's address, or 0.0.0.0 for every interface, to serve other machines).")
     private String bindAddress;
 
     @Option(names = "--list", description = "List the transports under test and exit.")

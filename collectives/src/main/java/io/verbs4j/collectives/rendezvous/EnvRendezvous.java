@@ -9,12 +9,17 @@ import java.util.Map;
 
 /**
  * Reads a rank's place in the job from environment variables the torchrun way and opens the matching
- * {@link TcpStore}: rank 0 hosts the server on {@code MASTER_PORT} (all interfaces, as PyTorch does), every rank
- * connects to {@code MASTER_ADDR:MASTER_PORT}.
+ * {@link TcpStore}: rank 0 hosts the server on {@code MASTER_ADDR:MASTER_PORT}, every rank connects there.
+ * <p>
+ * Unlike PyTorch, rank 0 does not listen on all interfaces: it binds the address {@code MASTER_ADDR} resolves
+ * to, so nothing listens on a network it was not pointed at ({@code MASTER_ADDR=127.0.0.1} stays on loopback).
+ * Where that address is not one of rank 0's own (NAT, or a host name that resolves to 127.0.1.1 locally but to
+ * the real address elsewhere), set {@value #STORE_BIND} on rank 0 to the address to listen on ({@code 0.0.0.0}
+ * for all).
  *
  * <p>Variables: {@value #MASTER_ADDR}, {@value #MASTER_PORT}, {@value #RANK} (else {@value #OMPI_RANK}),
- * {@value #WORLD_SIZE} (else {@value #OMPI_SIZE}). The environment is passed in as a map so tests and embedding
- * engines need not touch the process environment.
+ * {@value #WORLD_SIZE} (else {@value #OMPI_SIZE}), optionally {@value #STORE_BIND}. The environment is passed in
+ * as a map so tests and embedding engines need not touch the process environment.
  *
  * <pre>{@code
  * EnvRendezvous env = EnvRendezvous.from(System.getenv());
@@ -35,17 +40,22 @@ public final class EnvRendezvous
     public static final String OMPI_RANK = "OMPI_COMM_WORLD_RANK";
     /** Open MPI's size variable, used when {@value #WORLD_SIZE} is absent. */
     public static final String OMPI_SIZE = "OMPI_COMM_WORLD_SIZE";
+    /** Address rank 0's store server listens on, when it must differ from {@value #MASTER_ADDR}. */
+    public static final String STORE_BIND = "VERBS4J_STORE_BIND";
 
     private static final String LOOPBACK = "127.0.0.1";
 
     private final String masterAddr;
+    private final String storeBind;
     private final int masterPort;
     private final int rank;
     private final int worldSize;
 
-    private EnvRendezvous(final String masterAddr, final int masterPort, final int rank, final int worldSize)
+    private EnvRendezvous(
+        final String masterAddr, final String storeBind, final int masterPort, final int rank, final int worldSize)
     {
         this.masterAddr = masterAddr;
+        this.storeBind = storeBind;
         this.masterPort = masterPort;
         this.rank = rank;
         this.worldSize = worldSize;
@@ -88,7 +98,9 @@ public final class EnvRendezvous
             throw new IllegalArgumentException("rank " + rank + " is outside [0, " + size + "); check " + RANK +
                 " and " + WORLD_SIZE);
         }
-        return new EnvRendezvous(addr.trim(), port, rank, size);
+        final String bind = env.get(STORE_BIND);
+        return new EnvRendezvous(addr.trim(), null == bind || bind.isBlank() ? addr.trim() : bind.trim(), port, rank,
+            size);
     }
 
     /**
@@ -97,12 +109,32 @@ public final class EnvRendezvous
      *
      * @param timeout how long to wait for the server, positive.
      * @return an open store; closing it on rank 0 stops the server.
+     * @throws RendezvousException on rank 0, if the server cannot listen on the bind address (saying which).
      */
     public TcpStore connect(final Duration timeout)
     {
         if (0 == rank)
         {
-            return TcpStore.host(new InetSocketAddress(masterPort), timeout);
+            final InetSocketAddress bind = new InetSocketAddress(storeBind, masterPort);
+            if (bind.isUnresolved())
+            {
+                throw new RendezvousException("rank 0 cannot resolve " + storeBind + " to listen on (" +
+                    (storeBind.equals(masterAddr) ? MASTER_ADDR : STORE_BIND) + ")");
+            }
+            try
+            {
+                return TcpStore.host(bind, timeout);
+            }
+            catch (final RendezvousTimeoutException ex)
+            {
+                throw ex;
+            }
+            catch (final RendezvousException ex)
+            {
+                throw new RendezvousException(ex.getMessage() + "; rank 0 listens on the address " + MASTER_ADDR +
+                    " resolves to, which must be one of its own: set " + STORE_BIND + " on rank 0 to the address " +
+                    "to listen on (0.0.0.0 for every interface)", ex);
+            }
         }
         return TcpStore.connect(new InetSocketAddress(masterAddr, masterPort), timeout);
     }
@@ -136,6 +168,16 @@ public final class EnvRendezvous
     public String masterAddr()
     {
         return masterAddr;
+    }
+
+    /**
+     * Address rank 0's server listens on.
+     *
+     * @return {@value #STORE_BIND} if set, else {@value #MASTER_ADDR}.
+     */
+    public String storeBind()
+    {
+        return storeBind;
     }
 
     /**

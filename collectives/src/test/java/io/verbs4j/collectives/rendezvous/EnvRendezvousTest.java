@@ -3,6 +3,8 @@ package io.verbs4j.collectives.rendezvous;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,6 +80,60 @@ class EnvRendezvousTest
             store.set("rank0", AbstractRendezvousStoreTest.bytes("zero"));
             assertArrayEquals(AbstractRendezvousStoreTest.bytes("one"), store.get("rank1", timeout));
             assertArrayEquals(AbstractRendezvousStoreTest.bytes("zero"), rank1.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void shouldListenOnlyWhereMasterAddrPoints() throws Exception
+    {
+        final int port = freePort();
+        final Map<String, String> env = Map.of(
+            "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(port), "RANK", "0", "WORLD_SIZE", "1");
+        try (TcpStore ignored = EnvRendezvous.from(env).connect(Duration.ofSeconds(10)))
+        {
+            final String listening = Files.readString(Path.of("/proc/net/tcp")) +
+                Files.readString(Path.of("/proc/net/tcp6"));
+            // address:port columns end in 0100007F for 127.0.0.1 (IPv4 or IPv4-mapped), in 00000000 for any
+            final String portHex = String.format(":%04X ", port);
+            assertTrue(listening.contains("0100007F" + portHex), "listens on loopback:\n" + listening);
+            assertFalse(listening.contains("00000000" + portHex), "must not listen on every interface");
+        }
+    }
+
+    @Test
+    void shouldSayWhatToSetWhenRankZeroCannotListenOnMasterAddr()
+    {
+        // 192.0.2.1 (TEST-NET-1) is never an address of this machine.
+        final Map<String, String> env = Map.of(
+            "MASTER_ADDR", "192.0.2.1", "MASTER_PORT", Integer.toString(freePort()), "RANK", "0", "WORLD_SIZE", "1");
+        final RendezvousException ex = assertThrows(RendezvousException.class,
+            () -> EnvRendezvous.from(env).connect(Duration.ofSeconds(1)).close());
+        assertTrue(ex.getMessage().contains(EnvRendezvous.STORE_BIND), ex.getMessage());
+    }
+
+    @Test
+    void shouldListenWhereStoreBindSays() throws Exception
+    {
+        final int port = freePort();
+        final Map<String, String> env = Map.of("MASTER_ADDR", "192.0.2.1", EnvRendezvous.STORE_BIND, "127.0.0.1",
+            "MASTER_PORT", Integer.toString(port), "RANK", "0", "WORLD_SIZE", "1");
+        final EnvRendezvous rendezvous = EnvRendezvous.from(env);
+        assertEquals("127.0.0.1", rendezvous.storeBind());
+        try (TcpStore store = rendezvous.connect(Duration.ofSeconds(10)))
+        {
+            assertEquals(port, store.serverPort());
+        }
+    }
+
+    private static int freePort()
+    {
+        try (ServerSocket probe = new ServerSocket(0))
+        {
+            return probe.getLocalPort();
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 

@@ -380,7 +380,8 @@ class MultiHostSystemTest
     private static void perftest(final NetnsCluster cluster)
     {
         final NsProcess server = cluster.exec("perftest-server", 1, Map.of(), Main.class,
-            List.of("perftest", "--server", "--exit-with-parent", "--timeout", "120"));
+            List.of("perftest", "--server", "--bind", NetnsCluster.address(1), "--exit-with-parent", "--timeout",
+                "120"));
         assertNotNull(server.awaitLine(l -> l.startsWith("VERBS4J-READY"), RUN_TIMEOUT_MS), server.text());
         final NsProcess client = cluster.exec("perftest-client", 2, Map.of(), Main.class,
             List.of("perftest", "--client", NetnsCluster.address(1), "-T", "tcp-write,socket", "--test", "lat,bw",

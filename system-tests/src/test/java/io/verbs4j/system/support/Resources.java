@@ -130,9 +130,11 @@ public final class Resources
      */
     public static List<String> list(final Path dir)
     {
-        try (Stream<Path> files = Files.list(dir))
+        // The shm provider keeps its files in a per-user directory below dir; the directory itself is not a leak.
+        try (Stream<Path> files = Files.walk(dir))
         {
-            return files.map(f -> f.getFileName().toString()).sorted().collect(Collectors.toList());
+            return files.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString()).sorted()
+                .collect(Collectors.toList());
         }
         catch (final IOException ex)
         {
@@ -147,9 +149,9 @@ public final class Resources
     public static long usedBytes(final Path dir)
     {
         long total = 0;
-        try (Stream<Path> files = Files.list(dir))
+        try (Stream<Path> files = Files.walk(dir))
         {
-            for (final Path f : (Iterable<Path>)files::iterator)
+            for (final Path f : (Iterable<Path>)files.filter(Files::isRegularFile)::iterator)
             {
                 try
                 {
