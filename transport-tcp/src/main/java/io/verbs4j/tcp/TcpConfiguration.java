@@ -2,6 +2,7 @@ package io.verbs4j.tcp;
 
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
 
 /**
@@ -127,6 +128,7 @@ public final class TcpConfiguration
     private final boolean directWrite;
     private final int directReadThreshold;
     private final long pollBackstopNs;
+    private final ClusterSecret secret;
 
     private TcpConfiguration(final DeviceContext context)
     {
@@ -168,6 +170,7 @@ public final class TcpConfiguration
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
         }
+        secret = ClusterSecret.of(context);
     }
 
     /**
@@ -283,6 +286,15 @@ public final class TcpConfiguration
     public long pollBackstopNs()
     {
         return pollBackstopNs;
+    }
+
+    /**
+     * @return the cluster secret ({@link ClusterSecret#FILE_PROP_NAME}, {@link ClusterSecret#FILE_ENV_NAME},
+     * {@link ClusterSecret#SECRET_ENV_NAME}); when configured, every connection must prove it.
+     */
+    public ClusterSecret secret()
+    {
+        return secret;
     }
 
     /** @return payload bytes above which they are read straight into the destination; 0 = never. */

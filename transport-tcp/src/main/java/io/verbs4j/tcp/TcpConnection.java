@@ -81,6 +81,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpListener listener;
     private final TcpRequester requester;
     private final TcpResponder responder;
+    private final TcpAuthenticator auth;
     private final PayloadSink sink;
     private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
         new ManyToManyConcurrentArrayQueue<>(1024);
@@ -182,6 +183,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.directReadThreshold = configuration.directReadThreshold();
         this.requester = new TcpRequester(this);
         this.responder = new TcpResponder(this);
+        this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
     }
 
     TcpDevice device()
@@ -678,13 +680,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         if (clientSide)
         {
-            final long initialSequence = pendingQp.sendQueue().posted();
-            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-                requestPrivateData.length);
-            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
-                pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
-            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
-            ctx.writeAndFlush(buffer, ctx.voidPromise());
+            if (auth.isRequired())
+            {
+                writeAuthFrame(FrameType.AUTH_HELLO, auth.hello());
+            }
+            else
+            {
+                writeConnectRequest();
+            }
+            ctx.flush();
         }
         else
         {
@@ -699,6 +703,25 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
         }
         ctx.fireChannelActive();
+    }
+
+    private void writeConnectRequest()
+    {
+        final long initialSequence = pendingQp.sendQueue().posted();
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
+            requestPrivateData.length);
+        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
+            pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
+        ctx.write(buffer, ctx.voidPromise());
+    }
+
+    private void writeAuthFrame(final byte type, final byte[] payload)
+    {
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + payload.length);
+        handshake.wrap(buffer, 0).encode(type, payload.length, 0, 0, 0);
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(payload);
+        ctx.write(buffer, ctx.voidPromise());
     }
 
     /** {@inheritDoc} */
@@ -1050,9 +1073,21 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 return length <= TcpConfiguration.MAX_PRIVATE_DATA_LENGTH ? null : FrameType.name(type) +
                     " with " + length + " bytes of private data (at most " +
                     TcpConfiguration.MAX_PRIVATE_DATA_LENGTH + ")";
+            case FrameType.AUTH_HELLO:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_HELLO_LENGTH);
+            case FrameType.AUTH_CHALLENGE:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_CHALLENGE_LENGTH);
+            case FrameType.AUTH_RESPONSE:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_RESPONSE_LENGTH);
             default:
                 return null;
         }
+    }
+
+    private static String exactLength(final int type, final int length, final int expected)
+    {
+        return expected == length ? null : FrameType.name(type) + " with a payload of " + length + " bytes (must be " +
+            expected + ")";
     }
 
     private void onFrameEnd()
@@ -1113,15 +1148,126 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
             return false;
         }
-        final boolean expected = clientSide ? FrameType.CONNECT_REQUEST != type : FrameType.CONNECT_REQUEST == type;
-        if (!expected || null != pendingRequest)
+        if (null != pendingRequest || !admitHandshakeType(type))
         {
-            protocolError("unexpected " + FrameType.name(type) + " during the handshake");
+            if (!closed)
+            {
+                protocolError("unexpected " + FrameType.name(type) + " during the handshake");
+            }
             return false;
         }
         peerInitialSequence = handshake.initialSequence();
+        frameFlags = handshake.flags();
         payloadIntoSmall();
         return true;
+    }
+
+    /**
+     * Which handshake frame may come now, given this side's secret and the authentication so far. A frame that
+     * bypasses or contradicts the authentication is refused as an authentication failure (logged, counted, the
+     * peer told why); one that makes no sense at all is left to the caller as a protocol error.
+     *
+     * @return true if the frame may be handled; false if it was refused here (closed) or is a protocol error.
+     */
+    private boolean admitHandshakeType(final int type)
+    {
+        if (clientSide)
+        {
+            switch (type)
+            {
+                case FrameType.CONNECT_REJECT:
+                    return true;
+                case FrameType.AUTH_CHALLENGE:
+                    if (!auth.isRequired())
+                    {
+                        refuseAuthentication("the listener requires a cluster secret and this side has none (set " +
+                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
+                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")");
+                        return false;
+                    }
+                    return auth.isAwaitingChallenge();
+                case FrameType.CONNECT_ACCEPT:
+                    if (!auth.isAuthenticated())
+                    {
+                        refuseAuthentication("the listener accepted without proving the cluster secret");
+                        return false;
+                    }
+                    return true;
+                default:
+                    return false;
+            }
+        }
+        switch (type)
+        {
+            case FrameType.AUTH_HELLO:
+                if (!auth.isRequired())
+                {
+                    refuseAuthentication("the connector uses a cluster secret and this listener has none");
+                    return false;
+                }
+                return auth.isAwaitingHello();
+            case FrameType.AUTH_RESPONSE:
+            case FrameType.CONNECT_REJECT:
+                return auth.isAwaitingResponse();
+            case FrameType.CONNECT_REQUEST:
+                if (!auth.isAuthenticated())
+                {
+                    refuseAuthentication("this listener requires the cluster secret and the connector sent no " +
+                        "proof of it");
+                    return false;
+                }
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Refuses the connection for an authentication failure before any verb frame: counts, logs (remote address and
+     * reason, never the secret), fails a pending connect, tells the peer with a CONNECT_REJECT flagged
+     * {@link HandshakeFlyweight#FLAG_AUTH_REFUSAL}, and closes.
+     *
+     * @param reason what was wrong.
+     */
+    private void refuseAuthentication(final String reason)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        counters.increment(TcpCounter.AUTH_FAILURES);
+        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": authentication failed: " +
+            reason);
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("authentication failed with " + peer() +
+                ": " + reason));
+        }
+        final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
+        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
+            .flags(HandshakeFlyweight.FLAG_AUTH_REFUSAL);
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
+        ctx.writeAndFlush(buffer).addListener(future -> lingerThenClose());
+    }
+
+    /**
+     * Half-closes after a refusal and reads (and drops) what the peer still sends until it closes, for at most a
+     * second: closing at once with unread bytes (a connector pipelines its CONNECT_REQUEST after its proof) would
+     * reset the connection and could destroy the refusal before the peer reads it.
+     */
+    private void lingerThenClose()
+    {
+        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel && ctx.channel().isActive())
+        {
+            ((io.netty.channel.socket.DuplexChannel)ctx.channel()).shutdownOutput();
+            ctx.executor().schedule(closeTask, 1, TimeUnit.SECONDS);
+        }
+        else
+        {
+            closeChannel();
+        }
     }
 
     private void onHandshakeEnd()
@@ -1129,6 +1275,33 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         final byte[] data = Arrays.copyOf(small, smallFill);
         switch (frameType)
         {
+            case FrameType.AUTH_HELLO:
+                writeAuthFrame(FrameType.AUTH_CHALLENGE, auth.challenge(data));
+                ctx.flush();
+                break;
+            case FrameType.AUTH_CHALLENGE:
+            {
+                final byte[] response = auth.respond(data);
+                if (null == response)
+                {
+                    refuseAuthentication("the listener did not prove the cluster secret (secret mismatch?)");
+                    return;
+                }
+                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
+                writeAuthFrame(FrameType.AUTH_RESPONSE, response);
+                writeConnectRequest();
+                ctx.flush();
+                break;
+            }
+            case FrameType.AUTH_RESPONSE:
+                if (!auth.verifyResponse(data))
+                {
+                    refuseAuthentication("the connector did not prove the cluster secret (secret mismatch, or a " +
+                        "proof from another session)");
+                    return;
+                }
+                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
+                break;
             case FrameType.CONNECT_REQUEST:
                 if (null != handshakeTimeout)
                 {
@@ -1162,14 +1335,30 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 requester.pump();
                 break;
             case FrameType.CONNECT_REJECT:
-                connectFuture.completeExceptionally(new ConnectionException("rejected by " + peer() + ": " +
-                    new String(data, StandardCharsets.UTF_8)));
-                connectFuture = null;
-                closeChannel();
+                onReject(new String(data, StandardCharsets.UTF_8));
                 break;
             default:
                 break;
         }
+    }
+
+    private void onReject(final String reason)
+    {
+        final boolean authRefusal = 0 != (frameFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
+        if (authRefusal)
+        {
+            counters.increment(TcpCounter.AUTH_FAILURES);
+            LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " refused the connection: authentication failed: " +
+                reason);
+        }
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException((authRefusal ? "authentication failed: " :
+                "") + "rejected by " + peer() + ": " + reason));
+            connectFuture = null;
+        }
+        closed = true;
+        closeChannel();
     }
 
     private void establish(final TcpQueuePair queuePair)

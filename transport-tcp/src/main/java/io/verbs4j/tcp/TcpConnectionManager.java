@@ -46,6 +46,8 @@ final class TcpConnectionManager implements ConnectionManager
 {
     private final TcpDevice device;
     private final Set<TcpListener> listeners = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean authOffLogged =
+        new java.util.concurrent.atomic.AtomicBoolean();
 
     TcpConnectionManager(final TcpDevice device)
     {
@@ -78,6 +80,13 @@ final class TcpConnectionManager implements ConnectionManager
                 bound.cause(), bound.cause());
         }
         final InetSocketAddress local = (InetSocketAddress)bound.channel().localAddress();
+        if (!local.getAddress().isLoopbackAddress() && !device.configuration().secret().isConfigured() &&
+            authOffLogged.compareAndSet(false, true))
+        {
+            TcpConnection.LOG.log(Level.INFO, "verbs4j tcp: listening on " + local + " without authentication: " +
+                "any host that reaches it may connect; set " + io.verbs4j.config.ClusterSecret.FILE_PROP_NAME +
+                " (or " + io.verbs4j.config.ClusterSecret.FILE_ENV_NAME + ") to require the cluster secret");
+        }
         final TcpListener listener = new TcpListener(this, TcpEndpoint.format(
             local.getAddress().getHostAddress(), local.getPort()));
         holder[0] = listener;
