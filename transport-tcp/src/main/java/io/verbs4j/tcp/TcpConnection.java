@@ -20,6 +20,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
@@ -66,6 +67,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** First byte of a TLS handshake record (a ClientHello from a peer that has TLS on). */
+    private static final int TLS_HANDSHAKE_RECORD = 0x16;
     private static final int PAYLOAD_NONE = 0;
     private static final int PAYLOAD_SINK = 1;
     private static final int PAYLOAD_DISCARD = 2;
@@ -346,7 +349,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void enableDirectWrites()
     {
-        if (ctx.channel() instanceof UnixChannel)
+        // Under TLS the socket carries ciphertext: every byte goes through the SslHandler, so no direct writes,
+        // direct reads or polling-mode reads (socketFd stays null and each of those paths falls back).
+        if (ctx.channel() instanceof UnixChannel && null == device.tls())
         {
             socketFd = ((UnixChannel)ctx.channel()).fd();
             if (configuration.pollingMode())
@@ -801,6 +806,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** {@inheritDoc} */
     public void userEventTriggered(final ChannelHandlerContext ctx, final Object event)
     {
+        if (event instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent)event).isSuccess())
+        {
+            onTlsHandshakeFailure(((SslHandshakeCompletionEvent)event).cause());
+        }
         if (event instanceof ChannelInputShutdownEvent)
         {
             // The peer closed its side (half-closure is on so that this close, too, happens under the lock).
@@ -817,9 +826,47 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.fireUserEventTriggered(event);
     }
 
+    private static boolean isTlsFailure(final Throwable cause)
+    {
+        for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
+        {
+            if (t instanceof javax.net.ssl.SSLException)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onTlsHandshakeFailure(final Throwable cause)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        counters.increment(TcpCounter.AUTH_FAILURES);
+        final String reason = TcpTls.describe(cause);
+        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": TLS handshake failed: " +
+            reason);
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("TLS handshake with " + peer() +
+                " failed: " + reason + " (both sides need " + TcpConfiguration.TLS_PROP_NAME +
+                "=true and certificates the other trusts)"));
+        }
+        closeChannel();
+    }
+
     /** {@inheritDoc} */
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (null != device.tls() && null != connectFuture && isTlsFailure(cause))
+        {
+            // TLS 1.3: the connector's handshake completes before the listener checks its certificate, so the
+            // listener's refusal arrives as an alert on the first read.
+            onTlsHandshakeFailure(cause);
+        }
         if (!closed)
         {
             LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
@@ -874,7 +921,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (null != connectFuture)
         {
             connectFuture.completeExceptionally(new ConnectionException("connection to " + peer() +
-                " closed during the handshake"));
+                " closed during the handshake" + (null == device.tls() ? " (does the listener require TLS, or " +
+                "speak another protocol version?)" : "")));
         }
         final TcpQueuePair bound = qp;
         if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
@@ -987,6 +1035,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         frame.wrap(header, 0);
         final int version = frame.version();
+        if (TLS_HANDSHAKE_RECORD == version && !established && null == device.tls())
+        {
+            protocolError("the peer speaks TLS and this side has TLS off (" + TcpConfiguration.TLS_PROP_NAME + ")");
+            return false;
+        }
         if (FrameFlyweight.CURRENT_VERSION != version)
         {
             protocolError("unsupported protocol version " + version + " (this side speaks " +

@@ -68,6 +68,10 @@ final class TcpConnectionManager implements ConnectionManager
         {
             protected void initChannel(final SocketChannel channel)
             {
+                if (null != device.tls())
+                {
+                    channel.pipeline().addLast(device.tls().newHandler(channel.alloc(), false));
+                }
                 channel.pipeline().addLast(new TcpConnection(device, holder[0]));
             }
         });
@@ -121,7 +125,17 @@ final class TcpConnectionManager implements ConnectionManager
             .channel(device.eventLoops().socketChannel())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.max(1, Math.min(Integer.MAX_VALUE,
                 timeout.toMillis())))
-            .handler(connection);
+            .handler(new ChannelInitializer<SocketChannel>()
+            {
+                protected void initChannel(final SocketChannel channel)
+                {
+                    if (null != device.tls())
+                    {
+                        channel.pipeline().addLast(device.tls().newHandler(channel.alloc(), true));
+                    }
+                    channel.pipeline().addLast(connection);
+                }
+            });
         configure(bootstrap, false);
         final String networkInterface = device.configuration().networkInterface();
         final ChannelFuture connected = networkInterface.isEmpty() ? bootstrap.connect(remote) :
