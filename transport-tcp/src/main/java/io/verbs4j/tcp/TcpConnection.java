@@ -1292,17 +1292,18 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         counters.increment(TcpCounter.AUTH_FAILURES);
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": authentication failed: " +
             reason);
-        if (null != connectFuture)
-        {
-            connectFuture.completeExceptionally(new ConnectionException("authentication failed with " + peer() +
-                ": " + reason));
-        }
         final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
         final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
         handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
             .flags(HandshakeFlyweight.FLAG_AUTH_REFUSAL);
         buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
         ctx.writeAndFlush(buffer).addListener(future -> lingerThenClose());
+        // Only now: a failed connect closes the channel, and the refusal must be on its way to the peer first.
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("authentication failed with " + peer() +
+                ": " + reason));
+        }
     }
 
     /**
