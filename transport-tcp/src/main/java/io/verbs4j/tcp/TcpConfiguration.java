@@ -2,6 +2,7 @@ package io.verbs4j.tcp;
 
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
 
 /**
@@ -109,6 +110,23 @@ public final class TcpConfiguration
     /** Default backstop interval: 200 µs. */
     public static final String POLL_BACKSTOP_DEFAULT = "200";
 
+    /**
+     * Whether connections run over TLS (Netty's {@code SslHandler}, JDK provider), with mutual authentication by
+     * certificates: both sides need {@link #TLS_KEYSTORE_PROP_NAME} and {@link #TLS_TRUSTSTORE_PROP_NAME}. TLS turns
+     * off the zero-copy paths (direct writes from registered memory, reads straight into it, polling-mode reads).
+     */
+    public static final String TLS_PROP_NAME = "verbs4j.tcp.tls";
+    /** Default: no TLS. */
+    public static final String TLS_DEFAULT = "false";
+    /** PKCS12 key store holding this process's private key and certificate chain. */
+    public static final String TLS_KEYSTORE_PROP_NAME = "verbs4j.tcp.tls.keystore";
+    /** Password of the key store (and of its key). */
+    public static final String TLS_KEYSTORE_PASSWORD_PROP_NAME = "verbs4j.tcp.tls.keystore.password";
+    /** PKCS12 trust store holding the certificates (or the CA) that peers must present. */
+    public static final String TLS_TRUSTSTORE_PROP_NAME = "verbs4j.tcp.tls.truststore";
+    /** Password of the trust store. */
+    public static final String TLS_TRUSTSTORE_PASSWORD_PROP_NAME = "verbs4j.tcp.tls.truststore.password";
+
     /** Largest connection private data in bytes. */
     public static final int MAX_PRIVATE_DATA_LENGTH = 4096;
 
@@ -127,6 +145,12 @@ public final class TcpConfiguration
     private final boolean directWrite;
     private final int directReadThreshold;
     private final long pollBackstopNs;
+    private final ClusterSecret secret;
+    private final boolean tls;
+    private final String tlsKeyStore;
+    private final String tlsKeyStorePassword;
+    private final String tlsTrustStore;
+    private final String tlsTrustStorePassword;
 
     private TcpConfiguration(final DeviceContext context)
     {
@@ -167,6 +191,17 @@ public final class TcpConfiguration
         if (directReadThreshold < 0)
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
+        }
+        secret = ClusterSecret.of(context);
+        tls = Boolean.parseBoolean(context.get(TLS_PROP_NAME, TLS_DEFAULT));
+        tlsKeyStore = context.get(TLS_KEYSTORE_PROP_NAME, "");
+        tlsKeyStorePassword = context.get(TLS_KEYSTORE_PASSWORD_PROP_NAME, "");
+        tlsTrustStore = context.get(TLS_TRUSTSTORE_PROP_NAME, "");
+        tlsTrustStorePassword = context.get(TLS_TRUSTSTORE_PASSWORD_PROP_NAME, "");
+        if (tls && (tlsKeyStore.isEmpty() || tlsTrustStore.isEmpty()))
+        {
+            throw new IllegalArgumentException(TLS_PROP_NAME + "=true needs " + TLS_KEYSTORE_PROP_NAME + " and " +
+                TLS_TRUSTSTORE_PROP_NAME + " (PKCS12; mutual authentication)");
         }
     }
 
@@ -283,6 +318,45 @@ public final class TcpConfiguration
     public long pollBackstopNs()
     {
         return pollBackstopNs;
+    }
+
+    /**
+     * @return the cluster secret ({@link ClusterSecret#FILE_PROP_NAME}, {@link ClusterSecret#FILE_ENV_NAME},
+     * {@link ClusterSecret#SECRET_ENV_NAME}); when configured, every connection must prove it.
+     */
+    public ClusterSecret secret()
+    {
+        return secret;
+    }
+
+    /** @return whether connections run over TLS. */
+    public boolean tls()
+    {
+        return tls;
+    }
+
+    /** @return the PKCS12 key store path, empty if not set. */
+    public String tlsKeyStore()
+    {
+        return tlsKeyStore;
+    }
+
+    /** @return the key store password. */
+    public String tlsKeyStorePassword()
+    {
+        return tlsKeyStorePassword;
+    }
+
+    /** @return the PKCS12 trust store path, empty if not set. */
+    public String tlsTrustStore()
+    {
+        return tlsTrustStore;
+    }
+
+    /** @return the trust store password. */
+    public String tlsTrustStorePassword()
+    {
+        return tlsTrustStorePassword;
     }
 
     /** @return payload bytes above which they are read straight into the destination; 0 = never. */

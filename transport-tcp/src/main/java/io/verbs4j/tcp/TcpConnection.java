@@ -20,6 +20,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
@@ -66,6 +67,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** First byte of a TLS handshake record (a ClientHello from a peer that has TLS on). */
+    private static final int TLS_HANDSHAKE_RECORD = 0x16;
     private static final int PAYLOAD_NONE = 0;
     private static final int PAYLOAD_SINK = 1;
     private static final int PAYLOAD_DISCARD = 2;
@@ -81,6 +84,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpListener listener;
     private final TcpRequester requester;
     private final TcpResponder responder;
+    private final TcpAuthenticator auth;
     private final PayloadSink sink;
     private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
         new ManyToManyConcurrentArrayQueue<>(1024);
@@ -182,6 +186,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.directReadThreshold = configuration.directReadThreshold();
         this.requester = new TcpRequester(this);
         this.responder = new TcpResponder(this);
+        this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
     }
 
     TcpDevice device()
@@ -344,7 +349,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void enableDirectWrites()
     {
-        if (ctx.channel() instanceof UnixChannel)
+        // Under TLS the socket carries ciphertext: every byte goes through the SslHandler, so no direct writes,
+        // direct reads or polling-mode reads (socketFd stays null and each of those paths falls back).
+        if (ctx.channel() instanceof UnixChannel && null == device.tls())
         {
             socketFd = ((UnixChannel)ctx.channel()).fd();
             if (configuration.pollingMode())
@@ -678,13 +685,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         if (clientSide)
         {
-            final long initialSequence = pendingQp.sendQueue().posted();
-            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-                requestPrivateData.length);
-            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
-                pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
-            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
-            ctx.writeAndFlush(buffer, ctx.voidPromise());
+            if (auth.isRequired())
+            {
+                writeAuthFrame(FrameType.AUTH_HELLO, auth.hello());
+            }
+            else
+            {
+                writeConnectRequest();
+            }
+            ctx.flush();
         }
         else
         {
@@ -699,6 +708,25 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
         }
         ctx.fireChannelActive();
+    }
+
+    private void writeConnectRequest()
+    {
+        final long initialSequence = pendingQp.sendQueue().posted();
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
+            requestPrivateData.length);
+        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
+            pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
+        ctx.write(buffer, ctx.voidPromise());
+    }
+
+    private void writeAuthFrame(final byte type, final byte[] payload)
+    {
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + payload.length);
+        handshake.wrap(buffer, 0).encode(type, payload.length, 0, 0, 0);
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(payload);
+        ctx.write(buffer, ctx.voidPromise());
     }
 
     /** {@inheritDoc} */
@@ -778,6 +806,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** {@inheritDoc} */
     public void userEventTriggered(final ChannelHandlerContext ctx, final Object event)
     {
+        if (event instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent)event).isSuccess())
+        {
+            onTlsHandshakeFailure(((SslHandshakeCompletionEvent)event).cause());
+        }
         if (event instanceof ChannelInputShutdownEvent)
         {
             // The peer closed its side (half-closure is on so that this close, too, happens under the lock).
@@ -794,9 +826,47 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.fireUserEventTriggered(event);
     }
 
+    private static boolean isTlsFailure(final Throwable cause)
+    {
+        for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
+        {
+            if (t instanceof javax.net.ssl.SSLException)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onTlsHandshakeFailure(final Throwable cause)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        counters.increment(TcpCounter.AUTH_FAILURES);
+        final String reason = TcpTls.describe(cause);
+        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": TLS handshake failed: " +
+            reason);
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("TLS handshake with " + peer() +
+                " failed: " + reason + " (both sides need " + TcpConfiguration.TLS_PROP_NAME +
+                "=true and certificates the other trusts)"));
+        }
+        closeChannel();
+    }
+
     /** {@inheritDoc} */
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (null != device.tls() && null != connectFuture && isTlsFailure(cause))
+        {
+            // TLS 1.3: the connector's handshake completes before the listener checks its certificate, so the
+            // listener's refusal arrives as an alert on the first read.
+            onTlsHandshakeFailure(cause);
+        }
         if (!closed)
         {
             LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
@@ -851,7 +921,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (null != connectFuture)
         {
             connectFuture.completeExceptionally(new ConnectionException("connection to " + peer() +
-                " closed during the handshake"));
+                " closed during the handshake" + (null == device.tls() ? " (does the listener require TLS, or " +
+                "speak another protocol version?)" : "")));
         }
         final TcpQueuePair bound = qp;
         if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
@@ -964,6 +1035,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         frame.wrap(header, 0);
         final int version = frame.version();
+        if (TLS_HANDSHAKE_RECORD == version && !established && null == device.tls())
+        {
+            protocolError("the peer speaks TLS and this side has TLS off (" + TcpConfiguration.TLS_PROP_NAME + ")");
+            return false;
+        }
         if (FrameFlyweight.CURRENT_VERSION != version)
         {
             protocolError("unsupported protocol version " + version + " (this side speaks " +
@@ -1050,9 +1126,21 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 return length <= TcpConfiguration.MAX_PRIVATE_DATA_LENGTH ? null : FrameType.name(type) +
                     " with " + length + " bytes of private data (at most " +
                     TcpConfiguration.MAX_PRIVATE_DATA_LENGTH + ")";
+            case FrameType.AUTH_HELLO:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_HELLO_LENGTH);
+            case FrameType.AUTH_CHALLENGE:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_CHALLENGE_LENGTH);
+            case FrameType.AUTH_RESPONSE:
+                return exactLength(type, length, HandshakeFlyweight.AUTH_RESPONSE_LENGTH);
             default:
                 return null;
         }
+    }
+
+    private static String exactLength(final int type, final int length, final int expected)
+    {
+        return expected == length ? null : FrameType.name(type) + " with a payload of " + length + " bytes (must be " +
+            expected + ")";
     }
 
     private void onFrameEnd()
@@ -1113,15 +1201,127 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
             return false;
         }
-        final boolean expected = clientSide ? FrameType.CONNECT_REQUEST != type : FrameType.CONNECT_REQUEST == type;
-        if (!expected || null != pendingRequest)
+        if (null != pendingRequest || !admitHandshakeType(type))
         {
-            protocolError("unexpected " + FrameType.name(type) + " during the handshake");
+            if (!closed)
+            {
+                protocolError("unexpected " + FrameType.name(type) + " during the handshake");
+            }
             return false;
         }
         peerInitialSequence = handshake.initialSequence();
+        frameFlags = handshake.flags();
         payloadIntoSmall();
         return true;
+    }
+
+    /**
+     * Which handshake frame may come now, given this side's secret and the authentication so far. A frame that
+     * bypasses or contradicts the authentication is refused as an authentication failure (logged, counted, the
+     * peer told why); one that makes no sense at all is left to the caller as a protocol error.
+     *
+     * @return true if the frame may be handled; false if it was refused here (closed) or is a protocol error.
+     */
+    private boolean admitHandshakeType(final int type)
+    {
+        if (clientSide)
+        {
+            switch (type)
+            {
+                case FrameType.CONNECT_REJECT:
+                    return true;
+                case FrameType.AUTH_CHALLENGE:
+                    if (!auth.isRequired())
+                    {
+                        refuseAuthentication("the listener requires a cluster secret and this side has none (set " +
+                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
+                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")");
+                        return false;
+                    }
+                    return auth.isAwaitingChallenge();
+                case FrameType.CONNECT_ACCEPT:
+                    if (!auth.isAuthenticated())
+                    {
+                        refuseAuthentication("the listener accepted without proving the cluster secret");
+                        return false;
+                    }
+                    return true;
+                default:
+                    return false;
+            }
+        }
+        switch (type)
+        {
+            case FrameType.AUTH_HELLO:
+                if (!auth.isRequired())
+                {
+                    refuseAuthentication("the connector uses a cluster secret and this listener has none");
+                    return false;
+                }
+                return auth.isAwaitingHello();
+            case FrameType.AUTH_RESPONSE:
+            case FrameType.CONNECT_REJECT:
+                return auth.isAwaitingResponse();
+            case FrameType.CONNECT_REQUEST:
+                if (!auth.isAuthenticated())
+                {
+                    refuseAuthentication("this listener requires the cluster secret and the connector sent no " +
+                        "proof of it");
+                    return false;
+                }
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Refuses the connection for an authentication failure before any verb frame: counts, logs (remote address and
+     * reason, never the secret), fails a pending connect, tells the peer with a CONNECT_REJECT flagged
+     * {@link HandshakeFlyweight#FLAG_AUTH_REFUSAL}, and closes.
+     *
+     * @param reason what was wrong.
+     */
+    private void refuseAuthentication(final String reason)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        counters.increment(TcpCounter.AUTH_FAILURES);
+        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": authentication failed: " +
+            reason);
+        final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
+        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
+            .flags(HandshakeFlyweight.FLAG_AUTH_REFUSAL);
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
+        ctx.writeAndFlush(buffer).addListener(future -> lingerThenClose());
+        // Only now: a failed connect closes the channel, and the refusal must be on its way to the peer first.
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException("authentication failed with " + peer() +
+                ": " + reason));
+        }
+    }
+
+    /**
+     * Half-closes after a refusal and reads (and drops) what the peer still sends until it closes, for at most a
+     * second: closing at once with unread bytes (a connector pipelines its CONNECT_REQUEST after its proof) would
+     * reset the connection and could destroy the refusal before the peer reads it.
+     */
+    private void lingerThenClose()
+    {
+        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel && ctx.channel().isActive())
+        {
+            ((io.netty.channel.socket.DuplexChannel)ctx.channel()).shutdownOutput();
+            ctx.executor().schedule(closeTask, 1, TimeUnit.SECONDS);
+        }
+        else
+        {
+            closeChannel();
+        }
     }
 
     private void onHandshakeEnd()
@@ -1129,6 +1329,33 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         final byte[] data = Arrays.copyOf(small, smallFill);
         switch (frameType)
         {
+            case FrameType.AUTH_HELLO:
+                writeAuthFrame(FrameType.AUTH_CHALLENGE, auth.challenge(data));
+                ctx.flush();
+                break;
+            case FrameType.AUTH_CHALLENGE:
+            {
+                final byte[] response = auth.respond(data);
+                if (null == response)
+                {
+                    refuseAuthentication("the listener did not prove the cluster secret (secret mismatch?)");
+                    return;
+                }
+                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
+                writeAuthFrame(FrameType.AUTH_RESPONSE, response);
+                writeConnectRequest();
+                ctx.flush();
+                break;
+            }
+            case FrameType.AUTH_RESPONSE:
+                if (!auth.verifyResponse(data))
+                {
+                    refuseAuthentication("the connector did not prove the cluster secret (secret mismatch, or a " +
+                        "proof from another session)");
+                    return;
+                }
+                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
+                break;
             case FrameType.CONNECT_REQUEST:
                 if (null != handshakeTimeout)
                 {
@@ -1162,14 +1389,30 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 requester.pump();
                 break;
             case FrameType.CONNECT_REJECT:
-                connectFuture.completeExceptionally(new ConnectionException("rejected by " + peer() + ": " +
-                    new String(data, StandardCharsets.UTF_8)));
-                connectFuture = null;
-                closeChannel();
+                onReject(new String(data, StandardCharsets.UTF_8));
                 break;
             default:
                 break;
         }
+    }
+
+    private void onReject(final String reason)
+    {
+        final boolean authRefusal = 0 != (frameFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
+        if (authRefusal)
+        {
+            counters.increment(TcpCounter.AUTH_FAILURES);
+            LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " refused the connection: authentication failed: " +
+                reason);
+        }
+        if (null != connectFuture)
+        {
+            connectFuture.completeExceptionally(new ConnectionException((authRefusal ? "authentication failed: " :
+                "") + "rejected by " + peer() + ": " + reason));
+            connectFuture = null;
+        }
+        closed = true;
+        closeChannel();
     }
 
     private void establish(final TcpQueuePair queuePair)

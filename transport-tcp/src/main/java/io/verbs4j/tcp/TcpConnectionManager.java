@@ -46,6 +46,8 @@ final class TcpConnectionManager implements ConnectionManager
 {
     private final TcpDevice device;
     private final Set<TcpListener> listeners = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean authOffLogged =
+        new java.util.concurrent.atomic.AtomicBoolean();
 
     TcpConnectionManager(final TcpDevice device)
     {
@@ -67,6 +69,10 @@ final class TcpConnectionManager implements ConnectionManager
         {
             protected void initChannel(final SocketChannel channel)
             {
+                if (null != device.tls())
+                {
+                    channel.pipeline().addLast(device.tls().newHandler(channel.alloc(), false));
+                }
                 channel.pipeline().addLast(new TcpConnection(device, holder[0]));
             }
         });
@@ -80,6 +86,13 @@ final class TcpConnectionManager implements ConnectionManager
                 bound.cause(), bound.cause());
         }
         final InetSocketAddress local = (InetSocketAddress)bound.channel().localAddress();
+        if (!local.getAddress().isLoopbackAddress() && !device.configuration().secret().isConfigured() &&
+            authOffLogged.compareAndSet(false, true))
+        {
+            TcpConnection.LOG.log(Level.INFO, "verbs4j tcp: listening on " + local + " without authentication: " +
+                "any host that reaches it may connect; set " + io.verbs4j.config.ClusterSecret.FILE_PROP_NAME +
+                " (or " + io.verbs4j.config.ClusterSecret.FILE_ENV_NAME + ") to require the cluster secret");
+        }
         final TcpListener listener = new TcpListener(this, TcpEndpoint.format(
             local.getAddress().getHostAddress(), local.getPort()));
         holder[0] = listener;
@@ -115,7 +128,17 @@ final class TcpConnectionManager implements ConnectionManager
             .channel(device.eventLoops().socketChannel())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.max(1, Math.min(Integer.MAX_VALUE,
                 timeout.toMillis())))
-            .handler(connection);
+            .handler(new ChannelInitializer<SocketChannel>()
+            {
+                protected void initChannel(final SocketChannel channel)
+                {
+                    if (null != device.tls())
+                    {
+                        channel.pipeline().addLast(device.tls().newHandler(channel.alloc(), true));
+                    }
+                    channel.pipeline().addLast(connection);
+                }
+            });
         configure(bootstrap, false);
         final String networkInterface = device.configuration().networkInterface();
         final ChannelFuture connected = networkInterface.isEmpty() ? bootstrap.connect(remote) :

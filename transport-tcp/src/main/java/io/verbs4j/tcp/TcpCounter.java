@@ -46,7 +46,15 @@ public enum TcpCounter
     /** Payload bytes read from the socket straight into their destination (no user-space copy). */
     BYTES_RECEIVED_DIRECT(16, "payload bytes read straight into the destination"),
     /** Hand-overs of a send to an I/O thread by a wake-up task (the slow path of a post). */
-    PUMP_WAKEUPS(17, "I/O thread wake-ups for posts");
+    PUMP_WAKEUPS(17, "I/O thread wake-ups for posts"),
+    /**
+     * Connections refused at admission: the peer failed to prove the cluster secret, spoke without it when this side
+     * requires it (or with it when this side has none), failed the TLS handshake, or refused this side's proof.
+     * Each refusal is also logged at WARNING with the remote address and the reason.
+     */
+    AUTH_FAILURES(18, "connections refused by authentication"),
+    /** Peers that proved the cluster secret (counted on both sides; stays 0 without a secret). */
+    PEERS_AUTHENTICATED(19, "peers authenticated");
 
     private final int id;
     private final String label;

@@ -32,6 +32,7 @@ public final class TcpDevice extends AbstractDevice
         TcpConfiguration.MAX_PRIVATE_DATA_LENGTH);
 
     private final TcpConfiguration configuration;
+    private final TcpTls tls;
     private final TcpCounters counters = new TcpCounters();
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
@@ -50,6 +51,7 @@ public final class TcpDevice extends AbstractDevice
     {
         super(TcpTransportProvider.NAME, CAPABILITIES, context);
         this.configuration = TcpConfiguration.of(context);
+        this.tls = configuration.tls() ? TcpTls.of(configuration) : null;
         this.eventLoops = new TcpEventLoops(configuration);
         this.connectionManager = new TcpConnectionManager(this);
     }
@@ -85,6 +87,12 @@ public final class TcpDevice extends AbstractDevice
     public boolean isEpoll()
     {
         return eventLoops.isEpoll();
+    }
+
+    /** @return the TLS contexts, or null without TLS. */
+    TcpTls tls()
+    {
+        return tls;
     }
 
     TcpEventLoops eventLoops()

@@ -425,7 +425,7 @@ class TcpFrameFuzzTest
 
     // ---------------------------------------------------------------- socket helpers
 
-    private static CompletableFuture<Void> drain(final Socket socket)
+    static CompletableFuture<Void> drain(final Socket socket)
     {
         final CompletableFuture<Void> done = new CompletableFuture<>();
         final Thread thread = new Thread(() ->
@@ -454,7 +454,7 @@ class TcpFrameFuzzTest
         return done;
     }
 
-    private static void sendAndHalfClose(final Socket socket, final byte[] bytes)
+    static void sendAndHalfClose(final Socket socket, final byte[] bytes)
     {
         try
         {
@@ -469,7 +469,7 @@ class TcpFrameFuzzTest
         }
     }
 
-    private static void awaitClosed(final CompletableFuture<Void> drained, final String what) throws Exception
+    static void awaitClosed(final CompletableFuture<Void> drained, final String what) throws Exception
     {
         try
         {

@@ -16,6 +16,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.config.ClusterSecret;
+import io.verbs4j.spi.ChallengeResponse;
+
 /**
  * Client of a {@link TcpStoreServer} (the torchrun-style store: rank 0 hosts, everyone connects to
  * {@code MASTER_ADDR:MASTER_PORT}). Speaks {@link TcpStoreProtocol} over one connection; requests from several
@@ -103,6 +106,7 @@ public final class TcpStore implements RendezvousStore
             throw new IllegalArgumentException("server address must not be null");
         }
         StoreArguments.timeout(timeout);
+        final ClusterSecret secret = ClusterSecret.fromSystem();
         final long deadlineNs = System.nanoTime() + StoreArguments.timeoutNs(timeout);
         long sleepMs = 10;
         IOException last = null;
@@ -114,7 +118,12 @@ public final class TcpStore implements RendezvousStore
                 final long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
                 socket.connect(serverAddress, (int)Math.min(Integer.MAX_VALUE, remainingMs));
                 socket.setTcpNoDelay(true);
-                return new TcpStore(socket, serverAddress, ownedServer);
+                final TcpStore store = new TcpStore(socket, serverAddress, ownedServer);
+                if (secret.isConfigured())
+                {
+                    store.authenticate(secret);
+                }
+                return store;
             }
             catch (final IOException ex)
             {
@@ -138,6 +147,77 @@ public final class TcpStore implements RendezvousStore
             timeoutEx.addSuppressed(last);
         }
         throw timeoutEx;
+    }
+
+    /**
+     * The client's side of the challenge-response ({@link TcpStoreProtocol}): proves the secret only after the server
+     * proved it. A refusal closes the socket and throws (never retried: a wrong secret does not get better).
+     */
+    private void authenticate(final ClusterSecret secret) throws IOException
+    {
+        final ChallengeResponse challengeResponse = new ChallengeResponse(secret, TcpStoreProtocol.AUTH_CONTEXT);
+        final byte[] nonce = ChallengeResponse.newNonce();
+        try
+        {
+            socket.setSoTimeout((int)RESPONSE_GRACE.toMillis());
+            final byte[] challenge = authRequest(TcpStoreProtocol.OP_AUTH_HELLO, nonce);
+            if (TcpStoreProtocol.AUTH_CHALLENGE_LENGTH != challenge.length)
+            {
+                throw new RendezvousException("TcpStore server " + serverAddress + " sent a bad authentication " +
+                    "challenge of " + challenge.length + " bytes");
+            }
+            final byte[] serverNonce = java.util.Arrays.copyOf(challenge, ChallengeResponse.NONCE_LENGTH);
+            final byte[] serverProof = java.util.Arrays.copyOfRange(challenge, ChallengeResponse.NONCE_LENGTH,
+                TcpStoreProtocol.AUTH_CHALLENGE_LENGTH);
+            if (!challengeResponse.verify(serverProof, serverNonce, nonce, ChallengeResponse.ROLE_ACCEPTOR))
+            {
+                throw new RendezvousException("authentication failed: the TcpStore server " + serverAddress +
+                    " did not prove the cluster secret (secret mismatch?)");
+            }
+            authRequest(TcpStoreProtocol.OP_AUTH_RESPONSE,
+                challengeResponse.proof(nonce, serverNonce, ChallengeResponse.ROLE_CONNECTOR));
+        }
+        catch (final RuntimeException | IOException ex)
+        {
+            closeQuietly(socket);
+            if (ex instanceof IOException)
+            {
+                throw new RendezvousException("authentication with the TcpStore server " + serverAddress +
+                    " failed: " + ex, ex);
+            }
+            throw ex;
+        }
+    }
+
+    private byte[] authRequest(final byte opcode, final byte[] value) throws IOException
+    {
+        TcpStoreProtocol.encodeRequestHeader(requestHeader, opcode, 0, value.length, 0);
+        out.write(requestHeader.array(), 0, TcpStoreProtocol.REQUEST_HEADER_LENGTH);
+        out.write(value);
+        out.flush();
+        return readResponse().value;
+    }
+
+    /** Reads one response; throws for a malformed one and for an authentication refusal. */
+    private Response readResponse() throws IOException
+    {
+        in.readFully(responseHeader.array(), 0, TcpStoreProtocol.RESPONSE_HEADER_LENGTH);
+        final String problem = TcpStoreProtocol.validateResponseHeader(responseHeader);
+        if (null != problem)
+        {
+            broken = true;
+            throw new RendezvousException("TcpStore server " + serverAddress + " sent a bad response: " + problem);
+        }
+        final byte[] responseValue = new byte[responseHeader.getInt(TcpStoreProtocol.RESPONSE_VALUE_LENGTH_OFFSET)];
+        in.readFully(responseValue);
+        final byte status = responseHeader.get(TcpStoreProtocol.STATUS_OFFSET);
+        if (TcpStoreProtocol.STATUS_AUTH_FAILED == status)
+        {
+            broken = true;
+            throw new RendezvousException("authentication failed: the TcpStore server " + serverAddress +
+                " refused this client: " + new String(responseValue, StandardCharsets.UTF_8));
+        }
+        return new Response(status, responseValue, responseHeader.getLong(TcpStoreProtocol.RESPONSE_ARGUMENT_OFFSET));
     }
 
     /**
@@ -268,22 +348,12 @@ public final class TcpStore implements RendezvousStore
             }
             out.flush();
 
-            in.readFully(responseHeader.array(), 0, TcpStoreProtocol.RESPONSE_HEADER_LENGTH);
-            final String problem = TcpStoreProtocol.validateResponseHeader(responseHeader);
-            if (null != problem)
+            final Response response = readResponse();
+            if (TcpStoreProtocol.STATUS_BAD_REQUEST == response.status)
             {
-                broken = true;
-                throw new RendezvousException("TcpStore server " + serverAddress + " sent a bad response: " + problem);
+                throw new IllegalArgumentException(new String(response.value, StandardCharsets.UTF_8));
             }
-            final byte[] responseValue = new byte[responseHeader.getInt(TcpStoreProtocol.RESPONSE_VALUE_LENGTH_OFFSET)];
-            in.readFully(responseValue);
-            final byte status = responseHeader.get(TcpStoreProtocol.STATUS_OFFSET);
-            if (TcpStoreProtocol.STATUS_BAD_REQUEST == status)
-            {
-                throw new IllegalArgumentException(new String(responseValue, StandardCharsets.UTF_8));
-            }
-            return new Response(
-                status, responseValue, responseHeader.getLong(TcpStoreProtocol.RESPONSE_ARGUMENT_OFFSET));
+            return response;
         }
         catch (final SocketTimeoutException ex)
         {

@@ -45,6 +45,14 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  * </pre>
  *
+ * <p>Authentication. When a cluster secret is configured ({@code io.verbs4j.config.ClusterSecret}), the client's
+ * first two requests are {@link #OP_AUTH_HELLO} (value: its nonce) and {@link #OP_AUTH_RESPONSE} (value: its proof),
+ * both with an empty key and a zero argument; the server answers the first with its nonce and proof (64 bytes),
+ * the second with an empty OK. This is the mutual challenge-response of {@code io.verbs4j.spi.ChallengeResponse}
+ * with context {@value #AUTH_CONTEXT}. A server with a secret answers any other first request, a wrong proof, or
+ * (without a secret) an {@link #OP_AUTH_HELLO} with {@link #STATUS_AUTH_FAILED} and a UTF-8 reason, then closes;
+ * a client that finds the server's proof wrong closes without sending its own.
+ *
  * <p>A server that receives a header with the wrong version, non-zero flags or reserved bits, an unknown opcode,
  * or a length outside the limits closes that connection (and logs why) without answering; other connections are
  * unaffected.
@@ -93,12 +101,27 @@ public final class TcpStoreProtocol
     /** Wait up to the argument in ms for a key, returning no value. */
     public static final byte OP_WAIT = 6;
 
+    /** Authentication, first request: value = the client's nonce. Answered with the server's nonce and proof. */
+    public static final byte OP_AUTH_HELLO = 7;
+    /** Authentication, second request: value = the client's proof. Answered with an empty OK. */
+    public static final byte OP_AUTH_RESPONSE = 8;
+
     /** The request succeeded. */
     public static final byte STATUS_OK = 0;
     /** GET or WAIT gave up after its timeout. */
     public static final byte STATUS_TIMEOUT = 1;
     /** Well-formed but refused (for example ADD on a non-counter); the value holds the reason. */
     public static final byte STATUS_BAD_REQUEST = 2;
+
+    /** Refused by authentication; the value holds the reason and the server closes the connection. */
+    public static final byte STATUS_AUTH_FAILED = 3;
+
+    /** Context of the store's challenge-response proofs. */
+    public static final String AUTH_CONTEXT = "verbs4j-store-v1";
+    /** Value length of {@link #OP_AUTH_HELLO} and {@link #OP_AUTH_RESPONSE} (a nonce, a proof). */
+    public static final int AUTH_VALUE_LENGTH = 32;
+    /** Value length of the server's answer to {@link #OP_AUTH_HELLO} (its nonce, then its proof). */
+    public static final int AUTH_CHALLENGE_LENGTH = 64;
 
     /** Largest value the server accepts, 16 MiB: rendezvous values are addresses, not data. */
     public static final int MAX_VALUE_LENGTH = 16 * 1024 * 1024;
@@ -154,13 +177,21 @@ public final class TcpStoreProtocol
             return "unsupported protocol version " + version + " (this server speaks " + VERSION + ")";
         }
         final byte opcode = header.get(OPCODE_OFFSET);
-        if (opcode < OP_SET || opcode > OP_WAIT)
+        if (opcode < OP_SET || opcode > OP_AUTH_RESPONSE)
         {
             return "unknown opcode " + opcode;
         }
         if (0 != header.get(FLAGS_OFFSET) || 0 != header.getInt(RESERVED_OFFSET))
         {
             return "non-zero flags or reserved bits";
+        }
+        if (isAuthentication(opcode))
+        {
+            return 0 == header.getInt(KEY_LENGTH_OFFSET) &&
+                AUTH_VALUE_LENGTH == header.getInt(REQUEST_VALUE_LENGTH_OFFSET) &&
+                0 == header.getLong(REQUEST_ARGUMENT_OFFSET) ? null :
+                "authentication request " + opcode + " with a key, an argument or a value other than " +
+                AUTH_VALUE_LENGTH + " bytes";
         }
         final int keyLength = header.getInt(KEY_LENGTH_OFFSET);
         if (keyLength < 1 || keyLength > RendezvousStore.MAX_KEY_LENGTH)
@@ -180,6 +211,15 @@ public final class TcpStoreProtocol
             return "impossible wait of " + argument + " ms (allowed 1.." + MAX_WAIT_MS + ")";
         }
         return null;
+    }
+
+    /**
+     * @param opcode a request opcode.
+     * @return true for {@link #OP_AUTH_HELLO} and {@link #OP_AUTH_RESPONSE}.
+     */
+    public static boolean isAuthentication(final byte opcode)
+    {
+        return OP_AUTH_HELLO == opcode || OP_AUTH_RESPONSE == opcode;
     }
 
     /**
@@ -224,7 +264,7 @@ public final class TcpStoreProtocol
             return "unsupported protocol version " + version + " in response (this client speaks " + VERSION + ")";
         }
         final byte status = header.get(STATUS_OFFSET);
-        if (status < STATUS_OK || status > STATUS_BAD_REQUEST)
+        if (status < STATUS_OK || status > STATUS_AUTH_FAILED)
         {
             return "unknown status " + status;
         }

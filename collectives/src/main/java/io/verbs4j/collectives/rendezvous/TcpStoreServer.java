@@ -8,6 +8,9 @@ import java.net.SocketException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.verbs4j.config.ClusterSecret;
 
 /**
  * The server half of the TCP store, normally hosted by rank 0 (PyTorch's TCPStore master). Holds the data in an
@@ -34,11 +37,14 @@ public final class TcpStoreServer implements AutoCloseable
     private final Set<TcpStoreSession> sessions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger sessionCounter = new AtomicInteger();
     private final Thread acceptor;
+    private final ClusterSecret secret;
+    private final AtomicLong authenticationFailures = new AtomicLong();
     private volatile boolean closed;
 
     private TcpStoreServer(final ServerSocket serverSocket)
     {
         this.serverSocket = serverSocket;
+        this.secret = secretOrClose(serverSocket);
         this.acceptor = new Thread(this::acceptLoop, "verbs4j-store-accept-" + serverSocket.getLocalPort());
         this.acceptor.setDaemon(true);
     }
@@ -118,6 +124,48 @@ public final class TcpStoreServer implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Connections refused by authentication (no proof, a wrong one, an unexpected one, or a client that left during
+     * the exchange); each is also logged at WARNING with the client's address.
+     *
+     * @return the count since the server started.
+     */
+    public long authenticationFailures()
+    {
+        return authenticationFailures.get();
+    }
+
+    void authenticationFailed()
+    {
+        authenticationFailures.incrementAndGet();
+    }
+
+    ClusterSecret secret()
+    {
+        return secret;
+    }
+
+    /** The cluster secret (system properties, then environment); a bad one closes the bound socket and throws. */
+    private static ClusterSecret secretOrClose(final ServerSocket serverSocket)
+    {
+        try
+        {
+            return ClusterSecret.fromSystem();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            try
+            {
+                serverSocket.close();
+            }
+            catch (final IOException closeFailed)
+            {
+                ex.addSuppressed(closeFailed);
+            }
+            throw ex;
         }
     }
 

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.spi.ChallengeResponse;
+
 /**
  * One client connection of a {@link TcpStoreServer}: reads a request, applies it to the shared data, writes the
  * response, until the peer disconnects, sends garbage, or the server closes. Runs on its own thread.
@@ -48,6 +50,10 @@ final class TcpStoreSession implements Runnable
         {
             final ByteBuffer header = TcpStoreProtocol.newRequestHeader();
             final ByteBuffer responseHeader = TcpStoreProtocol.newResponseHeader();
+            if (server.secret().isConfigured() && !authenticate(in, out, header, responseHeader))
+            {
+                return;
+            }
             while (true)
             {
                 if (!readHeader(in, header.array()))
@@ -59,6 +65,20 @@ final class TcpStoreSession implements Runnable
                 {
                     log.log(System.Logger.Level.WARNING,
                         "TcpStore: closing connection from " + remote + ": " + problem);
+                    return;
+                }
+                if (TcpStoreProtocol.isAuthentication(header.get(TcpStoreProtocol.OPCODE_OFFSET)))
+                {
+                    if (!server.secret().isConfigured())
+                    {
+                        refuse(in, out, responseHeader,
+                            "the client uses a cluster secret and this store server has none");
+                    }
+                    else
+                    {
+                        log.log(System.Logger.Level.WARNING, "TcpStore: closing connection from " + remote +
+                            ": authentication request after authentication");
+                    }
                     return;
                 }
                 final byte[] keyBytes = new byte[header.getInt(TcpStoreProtocol.KEY_LENGTH_OFFSET)];
@@ -89,6 +109,122 @@ final class TcpStoreSession implements Runnable
             close();
             server.sessionEnded(this);
         }
+    }
+
+    /**
+     * The server's side of the challenge-response ({@link TcpStoreProtocol}, {@link ChallengeResponse}); refuses
+     * (logged, counted, answered with {@link TcpStoreProtocol#STATUS_AUTH_FAILED}) a client that does not prove the
+     * secret.
+     *
+     * @return true if the client proved the secret; false if the connection must close.
+     */
+    private boolean authenticate(
+        final DataInputStream in, final OutputStream out, final ByteBuffer header, final ByteBuffer responseHeader)
+        throws IOException
+    {
+        if (!readHeader(in, header.array()))
+        {
+            log.log(System.Logger.Level.DEBUG, "TcpStore: " + remote + " closed before authenticating");
+            return false;
+        }
+        final byte[] clientNonce = readAuthValue(in, out, header, responseHeader, TcpStoreProtocol.OP_AUTH_HELLO);
+        if (null == clientNonce)
+        {
+            return false;
+        }
+        final ChallengeResponse challengeResponse =
+            new ChallengeResponse(server.secret(), TcpStoreProtocol.AUTH_CONTEXT);
+        final byte[] nonce = ChallengeResponse.newNonce();
+        final byte[] challenge = java.util.Arrays.copyOf(nonce, TcpStoreProtocol.AUTH_CHALLENGE_LENGTH);
+        System.arraycopy(challengeResponse.proof(nonce, clientNonce, ChallengeResponse.ROLE_ACCEPTOR), 0, challenge,
+            ChallengeResponse.NONCE_LENGTH, ChallengeResponse.PROOF_LENGTH);
+        respond(out, responseHeader, TcpStoreProtocol.STATUS_OK, challenge);
+        if (!readHeader(in, header.array()))
+        {
+            server.authenticationFailed();
+            log.log(System.Logger.Level.WARNING, "TcpStore: refusing " + remote + ": authentication failed: " +
+                "the client closed the connection during authentication (did it refuse this server's proof?)");
+            return false;
+        }
+        final byte[] proof = readAuthValue(in, out, header, responseHeader, TcpStoreProtocol.OP_AUTH_RESPONSE);
+        if (null == proof)
+        {
+            return false;
+        }
+        if (!challengeResponse.verify(proof, clientNonce, nonce, ChallengeResponse.ROLE_CONNECTOR))
+        {
+            refuse(in, out, responseHeader, "the client did not prove the cluster secret (secret mismatch, or a " +
+                "proof from another session)");
+            return false;
+        }
+        respond(out, responseHeader, TcpStoreProtocol.STATUS_OK, EMPTY);
+        return true;
+    }
+
+    /** @return the value of an authentication request of the expected opcode, or null after refusing. */
+    private byte[] readAuthValue(
+        final DataInputStream in,
+        final OutputStream out,
+        final ByteBuffer header,
+        final ByteBuffer responseHeader,
+        final byte expected) throws IOException
+    {
+        final String problem = TcpStoreProtocol.validateRequestHeader(header);
+        if (null != problem)
+        {
+            refuse(in, out, responseHeader, "malformed request during authentication: " + problem);
+            return null;
+        }
+        if (expected != header.get(TcpStoreProtocol.OPCODE_OFFSET))
+        {
+            refuse(in, out, responseHeader, TcpStoreProtocol.OP_AUTH_HELLO == expected ?
+                "this store server requires the cluster secret and the client sent no proof of it" :
+                "authentication request out of order");
+            return null;
+        }
+        final byte[] value = new byte[TcpStoreProtocol.AUTH_VALUE_LENGTH];
+        in.readFully(value);
+        return value;
+    }
+
+    /**
+     * Refuses by authentication: counts, logs (address and reason, never the secret), answers
+     * {@link TcpStoreProtocol#STATUS_AUTH_FAILED}, half-closes and drops what the client still sends for up to a
+     * second (closing with unread bytes would reset the connection and could destroy the answer).
+     */
+    private void refuse(
+        final DataInputStream in, final OutputStream out, final ByteBuffer responseHeader, final String reason)
+        throws IOException
+    {
+        server.authenticationFailed();
+        log.log(System.Logger.Level.WARNING, "TcpStore: refusing " + remote + ": authentication failed: " + reason);
+        respond(out, responseHeader, TcpStoreProtocol.STATUS_AUTH_FAILED, reason.getBytes(StandardCharsets.UTF_8));
+        socket.shutdownOutput();
+        socket.setSoTimeout(1000);
+        final byte[] drain = new byte[4096];
+        try
+        {
+            long left = 1 << 20;
+            int n;
+            while (left > 0 && (n = in.read(drain)) >= 0)
+            {
+                left -= n;
+            }
+        }
+        catch (final java.net.SocketTimeoutException ex)
+        {
+            log.log(System.Logger.Level.DEBUG, "TcpStore: " + remote + " kept the refused connection open");
+        }
+    }
+
+    private static void respond(
+        final OutputStream out, final ByteBuffer responseHeader, final byte status, final byte[] value)
+        throws IOException
+    {
+        TcpStoreProtocol.encodeResponseHeader(responseHeader, status, value.length, 0);
+        out.write(responseHeader.array(), 0, TcpStoreProtocol.RESPONSE_HEADER_LENGTH);
+        out.write(value);
+        out.flush();
     }
 
     void close()

@@ -41,9 +41,11 @@ public final class FrameFlyweight
 {
     /**
      * The protocol version this code speaks; a frame with another version is refused. Version 2 added
-     * {@link #FLAG_ACK_REQUEST} (a version-1 receiver acknowledged every read batch).
+     * {@link #FLAG_ACK_REQUEST} (a version-1 receiver acknowledged every read batch); version 3 added the
+     * authentication frames ({@link FrameType#AUTH_HELLO}, {@link FrameType#AUTH_CHALLENGE},
+     * {@link FrameType#AUTH_RESPONSE}) and {@link HandshakeFlyweight#FLAG_AUTH_REFUSAL}.
      */
-    public static final byte CURRENT_VERSION = 2;
+    public static final byte CURRENT_VERSION = 3;
 
     /** Offset of the version byte (always first, in every frame and in the handshake). */
     public static final int VERSION_OFFSET = 0;

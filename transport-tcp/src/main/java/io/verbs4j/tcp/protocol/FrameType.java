@@ -15,6 +15,12 @@ package io.verbs4j.tcp.protocol;
  *   CONNECT_REQUEST                --------->   handshake, private data
  *                                  &lt;---------   CONNECT_ACCEPT | CONNECT_REJECT
  * </pre>
+ * With a cluster secret the connector authenticates first (see {@code io.verbs4j.spi.ChallengeResponse}):
+ * <pre>
+ *   AUTH_HELLO (nonce Nc)          --------->
+ *                                  &lt;---------   AUTH_CHALLENGE (nonce Na, acceptor's proof) | CONNECT_REJECT
+ *   AUTH_RESPONSE (connector's proof), CONNECT_REQUEST --------->   (CONNECT_REJECT instead if Na's proof fails)
+ * </pre>
  */
 public final class FrameType
 {
@@ -49,14 +55,21 @@ public final class FrameType
     /** Handshake answer: rejected; payload = UTF-8 reason. */
     public static final byte CONNECT_REJECT = 15;
 
+    /** Authentication, connector first: payload = the connector's nonce. */
+    public static final byte AUTH_HELLO = 16;
+    /** Authentication, acceptor's answer: payload = the acceptor's nonce, then its proof. */
+    public static final byte AUTH_CHALLENGE = 17;
+    /** Authentication, connector's proof: payload = the proof; CONNECT_REQUEST follows. */
+    public static final byte AUTH_RESPONSE = 18;
+
     /** Highest type value in use. */
-    public static final byte MAX_TYPE = CONNECT_REJECT;
+    public static final byte MAX_TYPE = AUTH_RESPONSE;
 
     private static final String[] NAMES =
     {
         "UNKNOWN(0)", "SEND", "WRITE", "WRITE_WITH_IMM", "READ_REQUEST", "READ_RESPONSE", "ATOMIC_REQUEST",
         "ATOMIC_RESPONSE", "ACK", "NAK", "RNR_NAK", "DISCONNECT", "HEARTBEAT", "CONNECT_REQUEST", "CONNECT_ACCEPT",
-        "CONNECT_REJECT"
+        "CONNECT_REJECT", "AUTH_HELLO", "AUTH_CHALLENGE", "AUTH_RESPONSE"
     };
 
     private FrameType()
@@ -74,11 +87,20 @@ public final class FrameType
 
     /**
      * @param type a type byte.
-     * @return true for a handshake frame.
+     * @return true for a handshake frame (connection or authentication).
      */
     public static boolean isHandshake(final int type)
     {
-        return type >= CONNECT_REQUEST && type <= CONNECT_REJECT;
+        return type >= CONNECT_REQUEST && type <= AUTH_RESPONSE;
+    }
+
+    /**
+     * @param type a type byte.
+     * @return true for an authentication frame.
+     */
+    public static boolean isAuthentication(final int type)
+    {
+        return type >= AUTH_HELLO && type <= AUTH_RESPONSE;
     }
 
     /**

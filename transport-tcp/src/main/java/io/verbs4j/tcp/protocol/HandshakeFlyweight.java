@@ -3,14 +3,16 @@ package io.verbs4j.tcp.protocol;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Flyweight over the 32-byte handshake header (CONNECT_REQUEST, CONNECT_ACCEPT, CONNECT_REJECT). It shares the
+ * Flyweight over the 32-byte handshake header (CONNECT_REQUEST, CONNECT_ACCEPT, CONNECT_REJECT, and the
+ * authentication frames AUTH_HELLO, AUTH_CHALLENGE, AUTH_RESPONSE, whose QP number, sequence and heartbeat fields are
+ * 0 and whose payloads are nonces and proofs of fixed lengths). It shares the
  * first eight bytes with {@link FrameFlyweight} (version, type, flags, payload length), so one decoder reads both.
  * Little-endian.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |    version    |     type      |         flags (0)             |  0
+ *  |    version    |     type      |  flags (AUTH_REFUSAL 1, else 0) |  0
  *  +---------------+---------------+-------------------------------+
  *  |        payload length (private data or reject reason)         |  4
  *  +---------------------------------------------------------------+
@@ -26,7 +28,7 @@ import io.netty.buffer.ByteBuf;
  *  +---------------------------------------------------------------+
  *  |                         reserved (0)                          |  28
  *  +---------------------------------------------------------------+
- *  |          private data / UTF-8 reason (payload length) ...     |  32
+ *  |  private data / UTF-8 reason / nonce, proof (payload length) ...  32
  * </pre>
  */
 public final class HandshakeFlyweight
@@ -52,6 +54,14 @@ public final class HandshakeFlyweight
     public static final int HEARTBEAT_INTERVAL_OFFSET = 24;
     /** Offset of the reserved word. */
     public static final int RESERVED_OFFSET = 28;
+    /** CONNECT_REJECT flag: the refusal is an authentication failure (wrong, missing or unexpected secret). */
+    public static final int FLAG_AUTH_REFUSAL = 1;
+    /** AUTH_HELLO and AUTH_RESPONSE payload length: one nonce or one proof. */
+    public static final int AUTH_HELLO_LENGTH = 32;
+    /** AUTH_CHALLENGE payload length: the acceptor's nonce, then its proof. */
+    public static final int AUTH_CHALLENGE_LENGTH = 64;
+    /** AUTH_RESPONSE payload length: the connector's proof. */
+    public static final int AUTH_RESPONSE_LENGTH = 32;
     /** Length of the handshake header (equal to {@link FrameFlyweight#HEADER_LENGTH}). */
     public static final int HEADER_LENGTH = 32;
 
@@ -97,6 +107,24 @@ public final class HandshakeFlyweight
         buffer.setIntLE(offset + HEARTBEAT_INTERVAL_OFFSET, heartbeatIntervalUs);
         buffer.setIntLE(offset + RESERVED_OFFSET, 0);
         return this;
+    }
+
+    /**
+     * Sets the flags (after {@link #encode}).
+     *
+     * @param flags the flags, such as {@link #FLAG_AUTH_REFUSAL}.
+     * @return this.
+     */
+    public HandshakeFlyweight flags(final int flags)
+    {
+        buffer.setShortLE(offset + FLAGS_OFFSET, flags);
+        return this;
+    }
+
+    /** @return the flags. */
+    public int flags()
+    {
+        return buffer.getUnsignedShortLE(offset + FLAGS_OFFSET);
     }
 
     /** @return the version. */

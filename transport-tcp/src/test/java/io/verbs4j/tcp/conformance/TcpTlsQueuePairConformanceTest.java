@@ -1,0 +1,48 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractQueuePairConformanceTest;
+import io.verbs4j.tcp.TlsFixture;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * The QueuePair conformance suite over tcp with TLS on both sides (and a peer in a separate JVM): every byte goes
+ * through the SslHandler, so the zero-copy paths are off and the frame decoder works on decrypted buffers.
+ */
+class TcpTlsQueuePairConformanceTest extends AbstractQueuePairConformanceTest
+{
+    private static TlsFixture tls;
+
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        synchronized (TcpTlsQueuePairConformanceTest.class)
+        {
+            if (null == tls)
+            {
+                tls = new TlsFixture();
+            }
+            return tls.properties();
+        }
+    }
+
+    @AfterAll
+    static void deleteStores()
+    {
+        synchronized (TcpTlsQueuePairConformanceTest.class)
+        {
+            if (null != tls)
+            {
+                tls.close();
+                tls = null;
+            }
+        }
+    }
+}
