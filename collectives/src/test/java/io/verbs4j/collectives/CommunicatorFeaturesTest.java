@@ -173,8 +173,12 @@ class CommunicatorFeaturesTest
                 .opTimeout(Duration.ofSeconds(20)));
             final int[] v = {1};
             comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 1, DataType.INT32, ReduceOp.SUM);
+            store.set("first-call-done-" + rank, new byte[0]);
             if (2 == rank)
             {
+                // Only once the others have returned from the first call (else rank 2 could abort while one of
+                // them still waits for a send of that call to complete, and the first call would fail there).
+                store.waitFor(java.util.List.of("first-call-done-0", "first-call-done-1"), Duration.ofSeconds(60));
                 // rank 2 aborts instead of taking part: the others fail fast (their links to it go to ERROR)
                 comm.abort();
                 assertTrue(comm.isFailed());

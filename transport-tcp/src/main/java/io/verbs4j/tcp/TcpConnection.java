@@ -845,10 +845,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             return;
         }
         closed = true;
-        counters.increment(TcpCounter.AUTH_FAILURES);
         final String reason = TcpTls.describe(cause);
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": TLS handshake failed: " +
             reason);
+        counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         if (null != connectFuture)
         {
             connectFuture.completeExceptionally(new ConnectionException("TLS handshake with " + peer() +
@@ -1289,9 +1289,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             return;
         }
         closed = true;
-        counters.increment(TcpCounter.AUTH_FAILURES);
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": authentication failed: " +
             reason);
+        counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
         final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
         handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
@@ -1401,9 +1401,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         final boolean authRefusal = 0 != (frameFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
         if (authRefusal)
         {
-            counters.increment(TcpCounter.AUTH_FAILURES);
             LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " refused the connection: authentication failed: " +
                 reason);
+            counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         }
         if (null != connectFuture)
         {

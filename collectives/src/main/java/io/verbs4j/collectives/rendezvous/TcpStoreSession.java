@@ -141,9 +141,9 @@ final class TcpStoreSession implements Runnable
         respond(out, responseHeader, TcpStoreProtocol.STATUS_OK, challenge);
         if (!readHeader(in, header.array()))
         {
-            server.authenticationFailed();
             log.log(System.Logger.Level.WARNING, "TcpStore: refusing " + remote + ": authentication failed: " +
                 "the client closed the connection during authentication (did it refuse this server's proof?)");
+            server.authenticationFailed(); // after the log line: whoever sees the count can see the line
             return false;
         }
         final byte[] proof = readAuthValue(in, out, header, responseHeader, TcpStoreProtocol.OP_AUTH_RESPONSE);
@@ -196,8 +196,8 @@ final class TcpStoreSession implements Runnable
         final DataInputStream in, final OutputStream out, final ByteBuffer responseHeader, final String reason)
         throws IOException
     {
-        server.authenticationFailed();
         log.log(System.Logger.Level.WARNING, "TcpStore: refusing " + remote + ": authentication failed: " + reason);
+        server.authenticationFailed(); // after the log line: whoever sees the count can see the line
         respond(out, responseHeader, TcpStoreProtocol.STATUS_AUTH_FAILED, reason.getBytes(StandardCharsets.UTF_8));
         socket.shutdownOutput();
         socket.setSoTimeout(1000);
