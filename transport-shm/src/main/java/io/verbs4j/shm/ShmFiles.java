@@ -177,9 +177,15 @@ public final class ShmFiles
 
     private int sweep(final long onlyPid)
     {
+        // The files of versions before the per-user directory lie in the base directory under the same names.
+        return sweep(dir, onlyPid) + sweep(dir.getParent(), onlyPid);
+    }
+
+    private int sweep(final Path directory, final long onlyPid)
+    {
         int deleted = 0;
         final Map<String, Boolean> deviceAlive = new HashMap<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, prefix + "*"))
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix + "*"))
         {
             for (final Path file : files)
             {
@@ -273,7 +279,7 @@ public final class ShmFiles
         }
         final String owner = rest.substring(0, end);
         return deviceAlive.computeIfAbsent(owner,
-            key -> isAlive(pid, headerStartTimeMs(dir.resolve(prefix + key + ".dev"))));
+            key -> isAlive(pid, headerStartTimeMs(file.resolveSibling(prefix + key + ".dev"))));
     }
 
     /**

@@ -43,6 +43,21 @@ class ShmFilesTest
     }
 
     @Test
+    void shouldSweepFilesOfDeadProcessesLeftInTheBaseDirectoryByEarlierVersions() throws Exception
+    {
+        final ShmFiles files = new ShmFiles(dir);
+        final long deadPid = deadPid();
+        final Path legacy = Files.createFile(dir.resolve(files.deviceSegment(deadPid, 7).getFileName()));
+        final Path legacyLive = Files.createFile(dir.resolve(files.deviceSegment(ProcessHandle.current().pid(), 7)
+            .getFileName()));
+        assertEquals(1, files.sweepDead());
+        assertFalse(Files.exists(legacy));
+        assertTrue(Files.exists(legacyLive));
+        assertTrue(Files.isDirectory(files.dir()), "the per-user directory stays");
+        Files.delete(legacyLive);
+    }
+
+    @Test
     void shouldSweepFilesOfDeadDeviceWhenOpeningOne()
     {
         final long deadPid = deadPid();
