@@ -277,6 +277,8 @@ public abstract class AbstractQueuePair implements QueuePair
                         throw new IllegalStateException("queue pair " + qpNumber + " still has flushed work requests " +
                             "not handed to its completion queue; poll the CQ, then reset");
                     }
+                    sendQueue.clearError();
+                    recvQueue.clearError();
                     onReset();
                     state = QpState.RESET;
                     return;

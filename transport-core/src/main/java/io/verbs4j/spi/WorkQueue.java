@@ -85,6 +85,7 @@ public final class WorkQueue
     private volatile long released;
     private volatile long cursor;
     private volatile int drainLock;
+    private boolean errorDrained; // guarded by drainLock
     private long taken;
 
     /**
@@ -381,10 +382,19 @@ public final class WorkQueue
                     {
                         break;
                     }
-                    final int status = statuses[idx];
+                    int status = statuses[idx];
+                    int byteLength = byteLengths[idx];
+                    if (errorDrained && WcStatus.SUCCESS == status)
+                    {
+                        // Verbs completes in order: once an error was reported, every later request is flushed,
+                        // even one the provider had already carried out (completed out of order before the error).
+                        status = WcStatus.WR_FLUSH_ERR;
+                        byteLength = 0;
+                    }
+                    errorDrained |= WcStatus.SUCCESS != status;
                     if (!sendQueue || WcStatus.SUCCESS != status || 0 != (flags[idx] & SendRequest.SIGNALED))
                     {
-                        cq.produce(this, pos, wrIds[idx], status, completionOpcodes[idx], byteLengths[idx],
+                        cq.produce(this, pos, wrIds[idx], status, completionOpcodes[idx], byteLength,
                             completionImmediates[idx], completionFlags[idx], qpNumber);
                     }
                     pos++;
@@ -397,6 +407,20 @@ public final class WorkQueue
             }
         }
         while (readyToDrain());
+    }
+
+    /**
+     * Forgets that an error was drained, so that completions after a reset (ERROR to RESET, then connected again)
+     * are reported as they are. Call only once the queue is drained.
+     */
+    public void clearError()
+    {
+        while (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        {
+            Thread.onSpinWait();
+        }
+        errorDrained = false;
+        DRAIN_LOCK.setRelease(this, 0);
     }
 
     /**

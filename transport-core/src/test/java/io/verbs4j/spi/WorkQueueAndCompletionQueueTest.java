@@ -49,6 +49,30 @@ class WorkQueueAndCompletionQueueTest
     }
 
     @Test
+    void shouldFlushARequestCarriedOutBeforeAnEarlierOneFailed()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        post(wq, 1, SendRequest.SIGNALED);
+        final long b = post(wq, 2, 0); // unsignaled: a flushed request is reported all the same
+        final long c = post(wq, 3, SendRequest.SIGNALED);
+        assertTrue(wq.complete(b, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        assertTrue(wq.complete(c, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        assertTrue(wq.completeOldestPending(WcStatus.RETRY_EXC_ERR)); // the peer died while 1 was outstanding
+        wq.drain(cq, 1);
+        final List<String> seen = new ArrayList<>();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> seen.add(wrId + ":" + WcStatus.name(status) + ":" +
+            len), 64);
+        assertEquals(List.of("1:RETRY_EXC_ERR:0", "2:WR_FLUSH_ERR:0", "3:WR_FLUSH_ERR:0"), seen);
+        wq.clearError();
+        final long d = post(wq, 4, SendRequest.SIGNALED);
+        assertTrue(wq.complete(d, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        wq.drain(cq, 1);
+        seen.clear();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> seen.add(wrId + ":" + WcStatus.name(status)), 64);
+        assertEquals(List.of("4:SUCCESS"), seen, "after a reset, completions are reported as they are");
+    }
+
+    @Test
     void shouldCompleteASlotOnlyOnce()
     {
         final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
