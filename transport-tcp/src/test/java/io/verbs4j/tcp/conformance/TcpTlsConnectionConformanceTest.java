@@ -3,7 +3,6 @@ package io.verbs4j.tcp.conformance;
 import java.util.Map;
 
 import io.verbs4j.conformance.AbstractConnectionConformanceTest;
-import io.verbs4j.tcp.TlsFixture;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -12,8 +11,6 @@ import org.junit.jupiter.api.AfterAll;
  */
 class TcpTlsConnectionConformanceTest extends AbstractConnectionConformanceTest
 {
-    private static TlsFixture tls;
-
     @Override
     protected String providerName()
     {
@@ -23,26 +20,12 @@ class TcpTlsConnectionConformanceTest extends AbstractConnectionConformanceTest
     @Override
     protected Map<String, String> deviceProperties()
     {
-        synchronized (TcpTlsConnectionConformanceTest.class)
-        {
-            if (null == tls)
-            {
-                tls = new TlsFixture();
-            }
-            return tls.properties();
-        }
+        return TlsConformanceStores.properties();
     }
 
     @AfterAll
     static void deleteStores()
     {
-        synchronized (TcpTlsConnectionConformanceTest.class)
-        {
-            if (null != tls)
-            {
-                tls.close();
-                tls = null;
-            }
-        }
+        TlsConformanceStores.delete();
     }
 }

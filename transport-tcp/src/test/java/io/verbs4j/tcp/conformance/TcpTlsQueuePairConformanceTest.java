@@ -3,7 +3,6 @@ package io.verbs4j.tcp.conformance;
 import java.util.Map;
 
 import io.verbs4j.conformance.AbstractQueuePairConformanceTest;
-import io.verbs4j.tcp.TlsFixture;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -12,8 +11,6 @@ import org.junit.jupiter.api.AfterAll;
  */
 class TcpTlsQueuePairConformanceTest extends AbstractQueuePairConformanceTest
 {
-    private static TlsFixture tls;
-
     @Override
     protected String providerName()
     {
@@ -23,26 +20,12 @@ class TcpTlsQueuePairConformanceTest extends AbstractQueuePairConformanceTest
     @Override
     protected Map<String, String> deviceProperties()
     {
-        synchronized (TcpTlsQueuePairConformanceTest.class)
-        {
-            if (null == tls)
-            {
-                tls = new TlsFixture();
-            }
-            return tls.properties();
-        }
+        return TlsConformanceStores.properties();
     }
 
     @AfterAll
     static void deleteStores()
     {
-        synchronized (TcpTlsQueuePairConformanceTest.class)
-        {
-            if (null != tls)
-            {
-                tls.close();
-                tls = null;
-            }
-        }
+        TlsConformanceStores.delete();
     }
 }
