@@ -3,6 +3,7 @@ package io.verbs4j.spi;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 
 import javax.crypto.Mac;
 
@@ -30,6 +31,8 @@ public final class ChallengeResponse
     public static final int NONCE_LENGTH = 32;
     /** Length of a proof (HMAC-SHA256) in bytes. */
     public static final int PROOF_LENGTH = 32;
+    /** Length of the acceptor's challenge message: its nonce, then its proof. */
+    public static final int CHALLENGE_LENGTH = NONCE_LENGTH + PROOF_LENGTH;
     /** Role byte of the side that connects. */
     public static final byte ROLE_CONNECTOR = 'C';
     /** Role byte of the side that accepts. */
@@ -94,6 +97,42 @@ public final class ChallengeResponse
             return false;
         }
         return MessageDigest.isEqual(proof(peerNonce, ownNonce, peerRole), peerProof);
+    }
+
+    /**
+     * Acceptor: the challenge message answering a connector's nonce.
+     *
+     * @param ownNonce       the acceptor's fresh nonce.
+     * @param connectorNonce the nonce the connector sent.
+     * @return {@value #CHALLENGE_LENGTH} bytes: {@code ownNonce}, then the acceptor's proof.
+     */
+    public byte[] challenge(final byte[] ownNonce, final byte[] connectorNonce)
+    {
+        final byte[] challenge = Arrays.copyOf(ownNonce, CHALLENGE_LENGTH);
+        System.arraycopy(proof(ownNonce, connectorNonce, ROLE_ACCEPTOR), 0, challenge, NONCE_LENGTH, PROOF_LENGTH);
+        return challenge;
+    }
+
+    /**
+     * Connector: checks the acceptor's challenge message and, if it proves the secret, answers it.
+     *
+     * @param challenge the acceptor's message ({@link #challenge}); any length (a wrong one fails).
+     * @param ownNonce  the nonce this connector sent.
+     * @return the connector's proof, or null if the challenge does not prove the secret for this session.
+     */
+    public byte[] answer(final byte[] challenge, final byte[] ownNonce)
+    {
+        if (null == challenge || CHALLENGE_LENGTH != challenge.length)
+        {
+            return null;
+        }
+        final byte[] acceptorNonce = Arrays.copyOf(challenge, NONCE_LENGTH);
+        final byte[] acceptorProof = Arrays.copyOfRange(challenge, NONCE_LENGTH, CHALLENGE_LENGTH);
+        if (!verify(acceptorProof, acceptorNonce, ownNonce, ROLE_ACCEPTOR))
+        {
+            return null;
+        }
+        return proof(ownNonce, acceptorNonce, ROLE_CONNECTOR);
     }
 
     private static void checkNonce(final byte[] nonce)

@@ -1,11 +1,8 @@
 package io.verbs4j.tcp;
 
-import java.util.Arrays;
-
 import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.spi.ChallengeResponse;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
-import io.verbs4j.tcp.protocol.HandshakeFlyweight;
 
 /**
  * One connection's side of the authentication that precedes the connection handshake when a cluster secret is
@@ -83,10 +80,7 @@ final class TcpAuthenticator
         peerNonce = hello;
         ownNonce = ChallengeResponse.newNonce();
         phase = AWAIT_RESPONSE;
-        final byte[] payload = Arrays.copyOf(ownNonce, HandshakeFlyweight.AUTH_CHALLENGE_LENGTH);
-        System.arraycopy(challengeResponse.proof(ownNonce, peerNonce, ChallengeResponse.ROLE_ACCEPTOR), 0,
-            payload, ChallengeResponse.NONCE_LENGTH, ChallengeResponse.PROOF_LENGTH);
-        return payload;
+        return challengeResponse.challenge(ownNonce, peerNonce);
     }
 
     /**
@@ -97,15 +91,12 @@ final class TcpAuthenticator
      */
     byte[] respond(final byte[] challenge)
     {
-        peerNonce = Arrays.copyOf(challenge, ChallengeResponse.NONCE_LENGTH);
-        final byte[] proof = Arrays.copyOfRange(challenge, ChallengeResponse.NONCE_LENGTH,
-            HandshakeFlyweight.AUTH_CHALLENGE_LENGTH);
-        if (!challengeResponse.verify(proof, peerNonce, ownNonce, ChallengeResponse.ROLE_ACCEPTOR))
+        final byte[] answer = challengeResponse.answer(challenge, ownNonce);
+        if (null != answer)
         {
-            return null;
+            phase = DONE;
         }
-        phase = DONE;
-        return challengeResponse.proof(ownNonce, peerNonce, ChallengeResponse.ROLE_CONNECTOR);
+        return answer;
     }
 
     /**

@@ -161,21 +161,18 @@ public final class TcpStore implements RendezvousStore
         {
             socket.setSoTimeout((int)RESPONSE_GRACE.toMillis());
             final byte[] challenge = authRequest(TcpStoreProtocol.OP_AUTH_HELLO, nonce);
-            if (TcpStoreProtocol.AUTH_CHALLENGE_LENGTH != challenge.length)
+            if (ChallengeResponse.CHALLENGE_LENGTH != challenge.length)
             {
                 throw new RendezvousException("TcpStore server " + serverAddress + " sent a bad authentication " +
                     "challenge of " + challenge.length + " bytes");
             }
-            final byte[] serverNonce = java.util.Arrays.copyOf(challenge, ChallengeResponse.NONCE_LENGTH);
-            final byte[] serverProof = java.util.Arrays.copyOfRange(challenge, ChallengeResponse.NONCE_LENGTH,
-                TcpStoreProtocol.AUTH_CHALLENGE_LENGTH);
-            if (!challengeResponse.verify(serverProof, serverNonce, nonce, ChallengeResponse.ROLE_ACCEPTOR))
+            final byte[] answer = challengeResponse.answer(challenge, nonce);
+            if (null == answer)
             {
                 throw new RendezvousException("authentication failed: the TcpStore server " + serverAddress +
                     " did not prove the cluster secret (secret mismatch?)");
             }
-            authRequest(TcpStoreProtocol.OP_AUTH_RESPONSE,
-                challengeResponse.proof(nonce, serverNonce, ChallengeResponse.ROLE_CONNECTOR));
+            authRequest(TcpStoreProtocol.OP_AUTH_RESPONSE, answer);
         }
         catch (final RuntimeException | IOException ex)
         {

@@ -135,10 +135,7 @@ final class TcpStoreSession implements Runnable
         final ChallengeResponse challengeResponse =
             new ChallengeResponse(server.secret(), TcpStoreProtocol.AUTH_CONTEXT);
         final byte[] nonce = ChallengeResponse.newNonce();
-        final byte[] challenge = java.util.Arrays.copyOf(nonce, TcpStoreProtocol.AUTH_CHALLENGE_LENGTH);
-        System.arraycopy(challengeResponse.proof(nonce, clientNonce, ChallengeResponse.ROLE_ACCEPTOR), 0, challenge,
-            ChallengeResponse.NONCE_LENGTH, ChallengeResponse.PROOF_LENGTH);
-        respond(out, responseHeader, TcpStoreProtocol.STATUS_OK, challenge);
+        respond(out, responseHeader, TcpStoreProtocol.STATUS_OK, challengeResponse.challenge(nonce, clientNonce));
         if (!readHeader(in, header.array()))
         {
             log.log(System.Logger.Level.WARNING, "TcpStore: refusing " + remote + ": authentication failed: " +
