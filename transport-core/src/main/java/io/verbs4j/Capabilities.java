@@ -21,6 +21,12 @@ public final class Capabilities
     public static final int INLINE = 1 << 5;
     /** One-sided operations across processes with no work by the target's threads. */
     public static final int ONE_SIDED_OFFLOAD = 1 << 6;
+    /**
+     * {@link QueuePair#mapRemote}: a connected peer's registered region can be mapped into this process, so that
+     * a put is a plain store and a get a plain load (CUDA IPC, {@code nvshmem_ptr}, XPMEM). Only where the peer's
+     * memory is reachable by load/store (shm); never emulated over a network.
+     */
+    public static final int DIRECT_PEER_ACCESS = 1 << 7;
 
     private final int flags;
     private final int maxMessageLength;

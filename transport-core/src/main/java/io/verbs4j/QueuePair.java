@@ -75,6 +75,28 @@ public interface QueuePair extends AutoCloseable
      */
     void modify(QpState target);
 
+    /**
+     * Maps part of the connected peer's registered region into this process for direct load, store and CPU atomics
+     * ({@link Capabilities#DIRECT_PEER_ACCESS}). The same checks a one-sided verb makes come first: the rkey names a
+     * region of the peer, in the protection domain the peer's queue pair belongs to, registered with every REMOTE_*
+     * bit of {@code access}, covering {@code [remoteAddress, remoteAddress + length)}.
+     * <p>
+     * Setup path, not data path: it maps memory (allow tens of microseconds). Thread-safe with respect to posts.
+     *
+     * @param remoteAddress peer-side address of the first byte.
+     * @param rkey          the peer region's rkey.
+     * @param length        bytes, 1 to {@link Integer#MAX_VALUE}.
+     * @param access        {@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE} and/or {@link Access#REMOTE_ATOMIC}.
+     * @return the view; close it when done.
+     * @throws UnsupportedOperationException if the device does not advertise {@link Capabilities#DIRECT_PEER_ACCESS}
+     *                                       (use RDMA_WRITE, RDMA_READ and atomics instead); nothing falls back.
+     * @throws IllegalStateException         if the queue pair is not connected (RTS).
+     * @throws IllegalArgumentException      for a bad length or access.
+     * @throws RemoteAccessException         if the peer refuses: unknown rkey, other protection domain, missing
+     *                                       access, out of bounds (REM_ACCESS_ERR), or the peer is gone.
+     */
+    RemoteMemory mapRemote(long remoteAddress, int rkey, long length, int access);
+
     /** @return send-queue slots free right now. */
     int sendQueueFree();
 

@@ -12,6 +12,7 @@ import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
+import io.verbs4j.RemoteMemory;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 
@@ -307,6 +308,45 @@ public abstract class AbstractQueuePair implements QueuePair
         sendCq.untrack(this);
         recvCq.untrack(this);
         pd.removeQueuePair(this);
+    }
+
+    /** {@inheritDoc} */
+    public final RemoteMemory mapRemote(final long remoteAddress, final int rkey, final long length, final int access)
+    {
+        if (!capabilities.has(Capabilities.DIRECT_PEER_ACCESS))
+        {
+            throw noDirectPeerAccess();
+        }
+        MappedRemoteMemory.checkArguments(length, access);
+        final QpState current = state;
+        if (closed || QpState.RTS != current)
+        {
+            throw new IllegalStateException("queue pair " + qpNumber + " is " + (closed ? "closed" : current) +
+                ": mapRemote needs a connected queue pair (RTS)");
+        }
+        return mapPeerRegion(remoteAddress, rkey, length, access);
+    }
+
+    /**
+     * The provider's part of {@link #mapRemote}, called with validated arguments on a queue pair in RTS, only when
+     * the device advertises {@link Capabilities#DIRECT_PEER_ACCESS} (a provider that does overrides it).
+     *
+     * @param remoteAddress peer-side address.
+     * @param rkey          peer rkey.
+     * @param length        bytes, 1 to {@link Integer#MAX_VALUE}.
+     * @param access        REMOTE_* bits.
+     * @return the view.
+     */
+    protected RemoteMemory mapPeerRegion(final long remoteAddress, final int rkey, final long length,
+        final int access)
+    {
+        throw noDirectPeerAccess();
+    }
+
+    private UnsupportedOperationException noDirectPeerAccess()
+    {
+        return new UnsupportedOperationException("the " + pd.device().name() + " device cannot map a peer's " +
+            "memory (Capabilities.DIRECT_PEER_ACCESS is not advertised): use RDMA_WRITE, RDMA_READ and atomics");
     }
 
     /**

@@ -1,11 +1,17 @@
 package io.verbs4j.shm;
 
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.verbs4j.ConnectionException;
+import io.verbs4j.RemoteAccessException;
 import io.verbs4j.VerbsException;
+import io.verbs4j.WcStatus;
 import io.verbs4j.shm.protocol.DeviceSegmentDescriptor;
 import io.verbs4j.shm.protocol.RegionEntryDescriptor;
 import io.verbs4j.shm.protocol.SegmentHeader;
@@ -42,6 +48,7 @@ final class ShmPeer
         final long address;
         final long length;
         final int access;
+        final long fileId;
         final RegionMemory memory;
 
         Region(
@@ -52,6 +59,7 @@ final class ShmPeer
             final long address,
             final long length,
             final int access,
+            final long fileId,
             final RegionMemory memory)
         {
             this.rkey = rkey;
@@ -61,6 +69,7 @@ final class ShmPeer
             this.address = address;
             this.length = length;
             this.access = access;
+            this.fileId = fileId;
             this.memory = memory;
         }
 
@@ -300,13 +309,42 @@ final class ShmPeer
                 mappings.add(memory);
             }
             final Region region = new Region(rkey, segment.addressOffset() + offset, control, pdId, address, length,
-                access, memory);
+                access, fileId, memory);
             final Int2ObjectHashMap<Region> next = new Int2ObjectHashMap<>(cache);
             next.put(rkey, region);
             cache = next;
             return region;
         }
         return null;
+    }
+
+    /**
+     * Maps a window of a shared peer region for a {@link io.verbs4j.RemoteMemory} view: a mapping of its own, not the
+     * cached one, so that its lifetime is the view's (see {@link io.verbs4j.spi.MappedRemoteMemory}).
+     *
+     * @param region a validated shared region.
+     * @param offset window start in the region.
+     * @param length window length (at most {@link Integer#MAX_VALUE}).
+     * @return the mapping.
+     * @throws RemoteAccessException if the file is gone (the peer deregistered it meanwhile) or cannot be mapped.
+     */
+    MappedByteBuffer mapWindow(final Region region, final long offset, final long length)
+    {
+        final Path file = files.region(pid, deviceId, region.fileId);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            if (channel.size() < offset + length)
+            {
+                throw new RemoteAccessException(WcStatus.REM_ACCESS_ERR, "the peer's region file " + file +
+                    " holds " + channel.size() + " bytes, fewer than the window needs");
+            }
+            return channel.map(FileChannel.MapMode.READ_WRITE, offset, length);
+        }
+        catch (final IOException ex)
+        {
+            throw new RemoteAccessException(WcStatus.REM_ACCESS_ERR, "cannot map the peer's region (rkey 0x" +
+                Integer.toHexString(region.rkey) + ", deregistered meanwhile?): " + ex);
+        }
     }
 
     private void retire(final Region region)

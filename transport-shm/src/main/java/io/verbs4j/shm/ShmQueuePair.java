@@ -8,6 +8,7 @@ import io.verbs4j.CompletionHandler;
 import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePairConfig;
+import io.verbs4j.RemoteMemory;
 import io.verbs4j.WcStatus;
 import io.verbs4j.shm.protocol.FrameDescriptor;
 import io.verbs4j.shm.protocol.SegmentHeader;
@@ -177,6 +178,18 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     {
         final ShmConnection c = connection;
         return null == c ? null : c.peer;
+    }
+
+    /** {@inheritDoc} */
+    protected RemoteMemory mapPeerRegion(final long remoteAddress, final int rkey, final long length,
+        final int access)
+    {
+        final ShmConnection c = connection;
+        if (null == c)
+        {
+            throw new IllegalStateException("queue pair " + qpNumber() + " is not connected");
+        }
+        return ShmPeerMemory.map(this, c, remoteAddress, rkey, length, access);
     }
 
     /**

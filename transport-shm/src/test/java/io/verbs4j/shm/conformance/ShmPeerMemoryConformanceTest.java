@@ -1,0 +1,13 @@
+package io.verbs4j.shm.conformance;
+
+import io.verbs4j.conformance.AbstractPeerMemoryConformanceTest;
+
+/** Direct peer-memory access over shm, against a peer in a separate JVM. */
+class ShmPeerMemoryConformanceTest extends AbstractPeerMemoryConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+}
