@@ -32,6 +32,13 @@ import java.util.concurrent.TimeUnit;
  * <tr><td>{@value #DEVICE_PROGRESS_THREAD_PROP_NAME}</td><td>false</td><td>whether the devices the communicator
  * opens run their own progress thread; off, the waiting rank drives progress itself (one thread fewer per rank;
  * shm then detects dead peers by PID only, and a hung peer by the operation timeout)</td></tr>
+ * <tr><td>{@value #FLAG_LINKS_PROP_NAME}</td><td>true</td><td>flag links to peers on the same host: operations
+ * of at most {@value #FLAG_MAX_BYTES_PROP_NAME} bytes go through direct peer memory (payload and a sequence flag
+ * stored into the peer's slots, polled in memory) instead of RDMA WRITE_WITH_IMM and completions</td></tr>
+ * <tr><td>{@value #FLAG_MAX_BYTES_PROP_NAME}</td><td>65536</td><td>largest operation (total bytes) on flag links;
+ * must be the same on every rank</td></tr>
+ * <tr><td>{@value #FLAG_SLOT_BYTES_PROP_NAME}, {@value #FLAG_SLOTS_PROP_NAME}</td><td>8192, 8</td><td>flag-link
+ * slot size (a multiple of 8) and slots per peer (a power of two); the same on every rank</td></tr>
  * </table>
  */
 public final class CollectivesConfiguration
@@ -81,6 +88,23 @@ public final class CollectivesConfiguration
     public static final String HOST_ADDRESS_PROP_NAME = "verbs4j.collectives.host.address";
     /** Default host address. */
     public static final String HOST_ADDRESS_DEFAULT = "127.0.0.1";
+
+    /** Whether to use flag links to peers on the same host. */
+    public static final String FLAG_LINKS_PROP_NAME = "verbs4j.collectives.flag.enabled";
+    /** Default: on. */
+    public static final boolean FLAG_LINKS_DEFAULT = true;
+    /** Largest operation on flag links, bytes. */
+    public static final String FLAG_MAX_BYTES_PROP_NAME = "verbs4j.collectives.flag.max.bytes";
+    /** Default largest operation on flag links. */
+    public static final long FLAG_MAX_BYTES_DEFAULT = 64 * 1024;
+    /** Flag-link slot payload bytes. */
+    public static final String FLAG_SLOT_BYTES_PROP_NAME = "verbs4j.collectives.flag.slot.bytes";
+    /** Default flag-link slot payload. */
+    public static final int FLAG_SLOT_BYTES_DEFAULT = 8192;
+    /** Flag-link slots per peer. */
+    public static final String FLAG_SLOTS_PROP_NAME = "verbs4j.collectives.flag.slots";
+    /** Default flag-link slots per peer. */
+    public static final int FLAG_SLOTS_DEFAULT = 8;
 
     /** Whether to calibrate the cost model at creation. */
     public static final String CALIBRATE_PROP_NAME = "verbs4j.collectives.calibrate";
@@ -171,6 +195,31 @@ public final class CollectivesConfiguration
     {
         final String value = System.getProperty(CALIBRATE_PROP_NAME);
         return null == value ? CALIBRATE_DEFAULT : Boolean.parseBoolean(value);
+    }
+
+    /** @return {@link #FLAG_LINKS_PROP_NAME}. */
+    public static boolean flagLinks()
+    {
+        final String value = System.getProperty(FLAG_LINKS_PROP_NAME);
+        return null == value ? FLAG_LINKS_DEFAULT : Boolean.parseBoolean(value);
+    }
+
+    /** @return {@link #FLAG_MAX_BYTES_PROP_NAME}. */
+    public static long flagMaxBytes()
+    {
+        return Long.getLong(FLAG_MAX_BYTES_PROP_NAME, FLAG_MAX_BYTES_DEFAULT);
+    }
+
+    /** @return {@link #FLAG_SLOT_BYTES_PROP_NAME}. */
+    public static int flagSlotBytes()
+    {
+        return Integer.getInteger(FLAG_SLOT_BYTES_PROP_NAME, FLAG_SLOT_BYTES_DEFAULT);
+    }
+
+    /** @return {@link #FLAG_SLOTS_PROP_NAME}. */
+    public static int flagSlots()
+    {
+        return Integer.getInteger(FLAG_SLOTS_PROP_NAME, FLAG_SLOTS_DEFAULT);
     }
 
     /** @return {@link #DEVICE_PROGRESS_THREAD_PROP_NAME}. */

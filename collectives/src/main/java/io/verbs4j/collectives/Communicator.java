@@ -18,6 +18,7 @@ import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.engine.CollectiveEngine;
 import io.verbs4j.collectives.engine.OpKind;
 import io.verbs4j.collectives.engine.OpRequest;
+import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.SoloLinks;
 import io.verbs4j.collectives.rendezvous.AddressExchange;
@@ -136,6 +137,16 @@ public final class Communicator implements AutoCloseable
         settings.progressThread = context.deviceProgressThread();
         final Bootstrap.Result result = Bootstrap.run(settings, exchange);
         final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);
+        try
+        {
+            communicator.engine.enableFlagLinks(new FlagLinkOffer(context.flagLinks(), context.flagSlots(),
+                context.flagSlotBytes(), context.flagMaxBytes()), newIdle(context));
+        }
+        catch (final RuntimeException ex)
+        {
+            communicator.closeResources();
+            throw ex;
+        }
         if (context.calibrate())
         {
             try
@@ -195,6 +206,15 @@ public final class Communicator implements AutoCloseable
     public String transport(final int peer)
     {
         return transports[peer];
+    }
+
+    /**
+     * @return the largest operation, in bytes, that runs over flag links (direct peer memory to the ranks on this
+     * host), or -1 when this communicator has none (one rank, no peer on this host, or turned off).
+     */
+    public long flagLinkMaxBytes()
+    {
+        return engine.flagLinkMaxBytes();
     }
 
     /** @return the cost model the algorithm selector uses (measured or default). */

@@ -37,6 +37,10 @@ public final class CommunicatorContext
     private String transport = CollectivesConfiguration.transport();
     private String hostAddress = CollectivesConfiguration.hostAddress();
     private boolean calibrate = CollectivesConfiguration.calibrate();
+    private boolean flagLinks = CollectivesConfiguration.flagLinks();
+    private long flagMaxBytes = CollectivesConfiguration.flagMaxBytes();
+    private int flagSlotBytes = CollectivesConfiguration.flagSlotBytes();
+    private int flagSlots = CollectivesConfiguration.flagSlots();
     private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
     private int maxPending = CollectivesConfiguration.maxPending();
     private long idleSpins = CollectivesConfiguration.idleSpins();
@@ -208,6 +212,51 @@ public final class CommunicatorContext
     }
 
     /**
+     * Flag links to peers on the same host (see {@link CollectivesConfiguration#FLAG_LINKS_PROP_NAME}). Every rank
+     * must use the same settings; a difference fails creation with a message naming them.
+     *
+     * @param enabled   whether to use them.
+     * @param maxBytes  largest operation in bytes that runs over them (0 or more).
+     * @param slotBytes payload bytes per slot, a multiple of 8, at least 8.
+     * @param slots     slots per peer, a power of two.
+     * @return this.
+     */
+    public CommunicatorContext flagLinks(final boolean enabled, final long maxBytes, final int slotBytes,
+        final int slots)
+    {
+        checkOpen();
+        this.flagLinks = enabled;
+        this.flagMaxBytes = maxBytes;
+        this.flagSlotBytes = slotBytes;
+        this.flagSlots = slots;
+        return this;
+    }
+
+    /** @return whether flag links are on. */
+    public boolean flagLinks()
+    {
+        return flagLinks;
+    }
+
+    /** @return largest operation on flag links, bytes. */
+    public long flagMaxBytes()
+    {
+        return flagMaxBytes;
+    }
+
+    /** @return flag-link slot payload bytes. */
+    public int flagSlotBytes()
+    {
+        return flagSlotBytes;
+    }
+
+    /** @return flag-link slots per peer. */
+    public int flagSlots()
+    {
+        return flagSlots;
+    }
+
+    /**
      * @param deviceProgressThread whether the devices the communicator opens run a progress thread.
      * @return this.
      */
@@ -291,6 +340,13 @@ public final class CommunicatorContext
         if (name.isEmpty())
         {
             throw new IllegalArgumentException("name must not be empty");
+        }
+        if (flagMaxBytes < 0 || flagSlots < 1 || 0 != (flagSlots & (flagSlots - 1)) || flagSlotBytes < 8 ||
+            0 != (flagSlotBytes & 7))
+        {
+            throw new IllegalArgumentException("flag links need maxBytes >= 0, a power-of-two number of slots and " +
+                "a slot size that is a multiple of 8 bytes, got maxBytes " + flagMaxBytes + ", " + flagSlots +
+                " slots of " + flagSlotBytes + " bytes (verbs4j.collectives.flag.*)");
         }
         if (chunkBytes < CollectivesConfiguration.CHUNK_BYTES_MIN ||
             chunkBytes > CollectivesConfiguration.CHUNK_BYTES_MAX ||
@@ -474,6 +530,10 @@ public final class CommunicatorContext
         copy.transport = transport;
         copy.hostAddress = hostAddress;
         copy.calibrate = calibrate;
+        copy.flagLinks = flagLinks;
+        copy.flagMaxBytes = flagMaxBytes;
+        copy.flagSlotBytes = flagSlotBytes;
+        copy.flagSlots = flagSlots;
         copy.deviceProgressThread = deviceProgressThread;
         copy.maxPending = maxPending;
         copy.idleSpins = idleSpins;

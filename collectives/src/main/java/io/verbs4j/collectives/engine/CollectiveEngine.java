@@ -8,23 +8,13 @@ import io.verbs4j.collectives.algorithm.AlgorithmSelector;
 import io.verbs4j.collectives.algorithm.Calibration;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.algorithm.DataMover;
-import io.verbs4j.collectives.algorithm.DisseminationBarrier;
-import io.verbs4j.collectives.algorithm.HalvingDoublingAllReduce;
-import io.verbs4j.collectives.algorithm.LinearGather;
-import io.verbs4j.collectives.algorithm.PairwiseAllToAll;
-import io.verbs4j.collectives.algorithm.PipelinedBroadcast;
-import io.verbs4j.collectives.algorithm.PipelinedReduce;
-import io.verbs4j.collectives.algorithm.RecursiveDoublingAllReduce;
-import io.verbs4j.collectives.algorithm.RingAllGather;
-import io.verbs4j.collectives.algorithm.RingAllReduce;
-import io.verbs4j.collectives.algorithm.RingReduceScatter;
-import io.verbs4j.collectives.algorithm.RootedTree;
 import io.verbs4j.collectives.algorithm.Steps;
-import io.verbs4j.collectives.algorithm.TreeAllReduce;
 import io.verbs4j.collectives.algorithm.Waiter;
+import io.verbs4j.collectives.link.FlagLinkOffer;
+import io.verbs4j.collectives.link.FlagLinks;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.MemView;
-import io.verbs4j.collectives.topology.DoubleBinaryTree;
+import io.verbs4j.collectives.link.VerbsLinks;
 import io.verbs4j.collectives.topology.RingTopology;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
@@ -51,19 +41,11 @@ public final class CollectiveEngine implements AutoCloseable
     private final Scratch scratch;
     private final Algorithm defaultAlgorithm;
     private final RingTopology ring;
-    private final RingAllReduce ringAllReduce;
-    private final TreeAllReduce treeAllReduce;
-    private final RecursiveDoublingAllReduce recursiveDoubling;
-    private final HalvingDoublingAllReduce halvingDoubling;
-    private final PipelinedBroadcast chainBroadcast;
-    private final PipelinedBroadcast treeBroadcast;
-    private final PipelinedReduce chainReduce;
-    private final PipelinedReduce treeReduce;
-    private final RingAllGather allGather;
-    private final RingReduceScatter reduceScatter;
-    private final PairwiseAllToAll allToAll;
-    private final LinearGather gatherScatter;
-    private final DisseminationBarrier barrier;
+    private final AlgorithmSet large;
+    private final long opTimeoutNs;
+    private AlgorithmSet small;
+    private long smallMaxBytes = -1;
+    private FlagLinks flagLinks;
     private final MemView sendView = new MemView();
     private final MemView recvView = new MemView();
     private final MemView tmpView = new MemView();
@@ -86,44 +68,60 @@ public final class CollectiveEngine implements AutoCloseable
         this.rank = links.rank();
         this.size = links.size();
         this.slotBytes = slotBytes;
+        this.opTimeoutNs = opTimeoutNs;
         this.waiter = new Waiter(links, idle, opTimeoutNs);
-        this.steps = new Steps(waiter, slotBytes);
         this.scratch = new Scratch(scratchPd);
         this.defaultAlgorithm = defaultAlgorithm;
         this.ring = RingTopology.identity(size);
         this.selector = new AlgorithmSelector(model, size, slotBytes);
-        if (size > 1)
+        this.large = size > 1 ? new AlgorithmSet(waiter, slotBytes, ring) : null;
+        this.steps = size > 1 ? large.steps : new Steps(waiter, slotBytes);
+    }
+
+    /**
+     * Sets up flag links to the peers on this host (collective: every rank calls it once, after creation and before
+     * any operation) and from then on runs every operation of at most {@link FlagLinkOffer#maxBytes()} bytes over
+     * them. Does nothing for one rank, for links that are not verbs links, or when no peer shares the host.
+     *
+     * @param offer this rank's flag-link settings (must match the other ranks').
+     * @param idle  back-off for waits on the flag links (a fresh instance).
+     * @return true when some peer is reached through a flag link.
+     */
+    public boolean enableFlagLinks(final FlagLinkOffer offer, final IdleStrategy idle)
+    {
+        if (size < 2 || !(links instanceof VerbsLinks) || null != small)
         {
-            ringAllReduce = new RingAllReduce(steps, ring);
-            treeAllReduce = new TreeAllReduce(steps, new DoubleBinaryTree(size));
-            recursiveDoubling = new RecursiveDoublingAllReduce(steps);
-            halvingDoubling = new HalvingDoublingAllReduce(steps);
-            chainBroadcast = new PipelinedBroadcast(steps, RootedTree.chain(size));
-            treeBroadcast = new PipelinedBroadcast(steps, RootedTree.binary(size));
-            chainReduce = new PipelinedReduce(steps, RootedTree.chain(size));
-            treeReduce = new PipelinedReduce(steps, RootedTree.binary(size));
-            allGather = new RingAllGather(steps, ring);
-            reduceScatter = new RingReduceScatter(steps, ring);
-            allToAll = new PairwiseAllToAll(steps);
-            gatherScatter = new LinearGather(steps);
-            barrier = new DisseminationBarrier(steps);
+            return false;
         }
-        else
+        waiter.begin(OpKind.SETUP.label(), FlagLinkOffer.LENGTH, null, null, null);
+        try
         {
-            ringAllReduce = null;
-            treeAllReduce = null;
-            recursiveDoubling = null;
-            halvingDoubling = null;
-            chainBroadcast = null;
-            treeBroadcast = null;
-            chainReduce = null;
-            treeReduce = null;
-            allGather = null;
-            reduceScatter = null;
-            allToAll = null;
-            gatherScatter = null;
-            barrier = null;
+            flagLinks = FlagLinks.establish((VerbsLinks)links, steps, offer);
         }
+        catch (final CollectiveException ex)
+        {
+            fail(ex);
+            throw ex;
+        }
+        if (null == flagLinks)
+        {
+            return false;
+        }
+        final Waiter flagWaiter = new Waiter(flagLinks, idle, opTimeoutNs);
+        small = new AlgorithmSet(flagWaiter, offer.layout().slotBytes(), ring);
+        smallMaxBytes = offer.maxBytes();
+        return true;
+    }
+
+    /** @return the largest operation in bytes that runs over flag links, or -1 when there are none. */
+    public long flagLinkMaxBytes()
+    {
+        return smallMaxBytes;
+    }
+
+    private AlgorithmSet set(final long bytes)
+    {
+        return null != small && bytes <= smallMaxBytes ? small : large;
     }
 
     /** @return this rank. */
@@ -154,6 +152,11 @@ public final class CollectiveEngine implements AutoCloseable
     public void requestAbort()
     {
         waiter.requestAbort();
+        final AlgorithmSet flag = small;
+        if (null != flag)
+        {
+            flag.waiter.requestAbort();
+        }
     }
 
     /**
@@ -216,6 +219,10 @@ public final class CollectiveEngine implements AutoCloseable
             if (size > 1)
             {
                 steps.awaitSendsComplete();
+                if (null != small)
+                {
+                    small.steps.awaitSendsComplete();
+                }
             }
         }
         catch (final CollectiveException ex)
@@ -237,7 +244,7 @@ public final class CollectiveEngine implements AutoCloseable
         if (null == failure)
         {
             failure = ex;
-            links.breakAll(ex.peer());
+            (null != flagLinks ? flagLinks : links).breakAll(ex.peer());
         }
     }
 
@@ -273,10 +280,15 @@ public final class CollectiveEngine implements AutoCloseable
                 scatter(r);
                 break;
             case BARRIER:
-                waiter.begin(r.kind.label(), 0, null, null, null);
                 if (size > 1)
                 {
-                    barrier.run();
+                    final AlgorithmSet s = set(0);
+                    s.waiter.begin(r.kind.label(), 0, null, null, null);
+                    s.barrier.run();
+                }
+                else
+                {
+                    waiter.begin(r.kind.label(), 0, null, null, null);
                 }
                 break;
             case SEND:
@@ -293,18 +305,18 @@ public final class CollectiveEngine implements AutoCloseable
     {
         final long bytes = r.count * r.type.sizeBytes();
         final Algorithm algorithm = allReduceAlgorithm(r.algorithm, bytes);
-        waiter.begin(r.kind.label(), bytes, r.type, r.op, algorithm);
+        final AlgorithmSet s = begin(r, bytes, r.type, r.op, algorithm);
         if (0 == r.count)
         {
             return;
         }
         bindPair(r.send, bytes, r.recv, bytes);
-        runAllReduce(algorithm, sendView, recvView, r.count, r.type, r.op);
+        runAllReduce(s, algorithm, sendView, recvView, r.count, r.type, r.op);
         copyOut(r.recv, recvView, 0, bytes);
     }
 
-    private void runAllReduce(final Algorithm algorithm, final MemView send, final MemView recv, final long count,
-        final DataType type, final ReduceOp op)
+    private void runAllReduce(final AlgorithmSet s, final Algorithm algorithm, final MemView send,
+        final MemView recv, final long count, final DataType type, final ReduceOp op)
     {
         final long bytes = count * type.sizeBytes();
         if (1 == size)
@@ -315,22 +327,22 @@ public final class CollectiveEngine implements AutoCloseable
         switch (algorithm)
         {
             case TREE:
-                treeAllReduce.run(send, recv, count, type, op);
+                s.treeAllReduce.run(send, recv, count, type, op);
                 break;
             case RECURSIVE_DOUBLING:
-                recursiveDoubling.run(send, recv, count, type, op);
+                s.recursiveDoubling.run(send, recv, count, type, op);
                 break;
             case HALVING_DOUBLING:
-                halvingDoubling.run(send, recv, count, type, op);
+                s.halvingDoubling.run(send, recv, count, type, op);
                 break;
             default:
-                ringAllReduce.run(send, recv, count, type, op);
+                s.ringAllReduce.run(send, recv, count, type, op);
                 break;
         }
         if (ReduceOp.AVG == op)
         {
             // the last sends may still read recv (zero copy): divide only once they are done
-            steps.awaitSendsComplete();
+            s.steps.awaitSendsComplete();
             DataMover.finishAverage(type, recv, 0, count, size);
         }
     }
@@ -344,7 +356,7 @@ public final class CollectiveEngine implements AutoCloseable
             total += r.fusedCounts[i] * es;
         }
         final Algorithm algorithm = allReduceAlgorithm(r.algorithm, total);
-        waiter.begin(r.kind.label(), total, r.type, r.op, algorithm);
+        final AlgorithmSet s = begin(r, total, r.type, r.op, algorithm);
         if (0 == total)
         {
             return;
@@ -357,7 +369,7 @@ public final class CollectiveEngine implements AutoCloseable
             copyIn(r.fused[i], fusion, off, bytes);
             off += bytes;
         }
-        runAllReduce(algorithm, fusion, fusion, total / es, r.type, r.op);
+        runAllReduce(s, algorithm, fusion, fusion, total / es, r.type, r.op);
         off = 0;
         for (int i = 0; i < r.fused.length; i++)
         {
@@ -372,13 +384,13 @@ public final class CollectiveEngine implements AutoCloseable
         final long bytes = r.count * r.type.sizeBytes();
         final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
             bytes);
-        waiter.begin(r.kind.label(), bytes, r.type, chain ? Algorithm.RING : Algorithm.TREE, null);
+        final AlgorithmSet s = begin(r, bytes, r.type, chain ? Algorithm.RING : Algorithm.TREE, null);
         if (0 == r.count || 1 == size)
         {
             return;
         }
         bindOne(r.send, bytes, sendView, Scratch.SEND_STAGE, rank == r.root);
-        (chain ? chainBroadcast : treeBroadcast).run(sendView, r.count, r.type, r.root);
+        (chain ? s.chainBroadcast : s.treeBroadcast).run(sendView, r.count, r.type, r.root);
         if (rank != r.root)
         {
             copyOut(r.send, sendView, 0, bytes);
@@ -390,7 +402,7 @@ public final class CollectiveEngine implements AutoCloseable
         final long bytes = r.count * r.type.sizeBytes();
         final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
             bytes);
-        waiter.begin(r.kind.label(), bytes, r.type, r.op, chain ? Algorithm.RING : Algorithm.TREE);
+        final AlgorithmSet s = begin(r, bytes, r.type, r.op, chain ? Algorithm.RING : Algorithm.TREE);
         if (0 == r.count)
         {
             return;
@@ -411,7 +423,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            (chain ? chainReduce : treeReduce).run(sendView, recvView, r.count, r.type, r.op, r.root);
+            (chain ? s.chainReduce : s.treeReduce).run(sendView, recvView, r.count, r.type, r.op, r.root);
         }
         if (root)
         {
@@ -426,7 +438,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void allGather(final OpRequest r)
     {
         final long block = r.count * r.type.sizeBytes();
-        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
         if (0 == r.count)
         {
             return;
@@ -438,7 +450,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            allGather.run(sendView, recvView, r.count, r.type);
+            s.allGather.run(sendView, recvView, r.count, r.type);
         }
         copyOut(r.recv, recvView, 0, block * size);
     }
@@ -446,7 +458,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void reduceScatter(final OpRequest r)
     {
         final long block = r.count * r.type.sizeBytes();
-        waiter.begin(r.kind.label(), block * size, r.type, r.op, null);
+        final AlgorithmSet s = begin(r, block * size, r.type, r.op, null);
         if (0 == r.count)
         {
             return;
@@ -458,7 +470,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            reduceScatter.run(sendView, recvView, scratch.view(Scratch.WORK, block * size), r.count, r.type, r.op);
+            s.reduceScatter.run(sendView, recvView, scratch.view(Scratch.WORK, block * size), r.count, r.type, r.op);
             if (ReduceOp.AVG == r.op)
             {
                 DataMover.finishAverage(r.type, recvView, 0, r.count, size);
@@ -470,7 +482,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void allToAll(final OpRequest r)
     {
         final long bytes = r.count * r.type.sizeBytes() * size;
-        waiter.begin(r.kind.label(), bytes, r.type, null, null);
+        final AlgorithmSet s = begin(r, bytes, r.type, null, null);
         if (0 == r.count)
         {
             return;
@@ -488,7 +500,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            allToAll.run(send, recvView, r.count, r.type);
+            s.allToAll.run(send, recvView, r.count, r.type);
         }
         copyOut(r.recv, recvView, 0, bytes);
     }
@@ -496,7 +508,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void gather(final OpRequest r)
     {
         final long block = r.count * r.type.sizeBytes();
-        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
         if (0 == r.count)
         {
             return;
@@ -516,7 +528,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            gatherScatter.gather(sendView, recvView, r.count, r.type, r.root);
+            s.gatherScatter.gather(sendView, recvView, r.count, r.type, r.root);
         }
         if (root)
         {
@@ -527,7 +539,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void scatter(final OpRequest r)
     {
         final long block = r.count * r.type.sizeBytes();
-        waiter.begin(r.kind.label(), block * size, r.type, null, null);
+        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
         if (0 == r.count)
         {
             return;
@@ -546,7 +558,7 @@ public final class CollectiveEngine implements AutoCloseable
         }
         else
         {
-            gatherScatter.scatter(sendView, recvView, r.count, r.type, r.root);
+            s.gatherScatter.scatter(sendView, recvView, r.count, r.type, r.root);
         }
         copyOut(r.recv, recvView, 0, block);
     }
@@ -573,6 +585,19 @@ public final class CollectiveEngine implements AutoCloseable
         {
             copyOut(r.recv, recvView, 0, recvBytes);
         }
+    }
+
+    /**
+     * Starts the clock of an operation in the set its size selects.
+     *
+     * @return that set (null for one rank).
+     */
+    private AlgorithmSet begin(final OpRequest r, final long bytes, final Object detailA, final Object detailB,
+        final Object detailC)
+    {
+        final AlgorithmSet s = size > 1 ? set(bytes) : null;
+        (null != s ? s.waiter : waiter).begin(r.kind.label(), bytes, detailA, detailB, detailC);
+        return s;
     }
 
     // ---- buffer binding ----
@@ -657,6 +682,16 @@ public final class CollectiveEngine implements AutoCloseable
     /** Frees the work memory (the links are closed by their owner). */
     public void close()
     {
-        scratch.close();
+        try
+        {
+            if (null != flagLinks)
+            {
+                flagLinks.close();
+            }
+        }
+        finally
+        {
+            scratch.close();
+        }
     }
 }

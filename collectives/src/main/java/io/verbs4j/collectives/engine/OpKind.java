@@ -30,7 +30,9 @@ public enum OpKind
     /** Fused send and receive. */
     SEND_RECV("sendRecv"),
     /** Cost-model calibration at creation. */
-    CALIBRATE("calibrate");
+    CALIBRATE("calibrate"),
+    /** Flag-link set-up at creation. */
+    SETUP("flag-link setup");
 
     private final String label;
 
