@@ -572,6 +572,8 @@ public final class CollRank
             links.append(' ').append(peer).append(':').append(comm.transport(peer));
         }
         out.println("# Rank 0 links (peer:provider):" + (links.length() == 0 ? " none" : links));
+        out.println(comm.flagLinkMaxBytes() < 0 ? "# Flag links: none" :
+            "# Flag links (direct peer memory, same host) for operations up to " + comm.flagLinkMaxBytes() + " B");
         if (s.async && Collective.SENDRECV == coll)
         {
             out.println("# sendrecv has no non-blocking form: blocking calls");
