@@ -22,6 +22,8 @@ import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.SoloLinks;
 import io.verbs4j.collectives.rendezvous.AddressExchange;
+import io.verbs4j.collectives.rendezvous.PrefixStore;
+import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 import io.verbs4j.spi.TransportProvider;
@@ -79,6 +81,7 @@ public final class Communicator implements AutoCloseable
     private long submitted;
     private int poolCursor;
     private int splits;
+    private int shrinks;
     private Thread progressThread;
     private volatile boolean running;
     private volatile boolean closed;
@@ -732,6 +735,46 @@ public final class Communicator implements AutoCloseable
         final CommunicatorContext sub = context.derive(newRank, group.length, exchange, name);
         sub.conclude();
         return create(sub, exchange);
+    }
+
+    /**
+     * After a failure, builds a communicator of the surviving ranks, renumbered in rank order (NCCL's
+     * {@code ncclCommShrink}, ULFM's {@code MPI_Comm_shrink}). Collective among the survivors: each calls it once
+     * per failure. They agree on who is alive through the rendezvous store (the failure closed the connections;
+     * see {@link ShrinkAgreement}): a rank that failed, or that does not call within twice the peer timeout, is left
+     * out. Works on a healthy communicator too (then every rank must call it), and after this one was closed or
+     * aborted (it only needs the settings and the failure it saw); this communicator is not changed: close it.
+     *
+     * @return the survivors' communicator (of size 1 when this rank is the only one left).
+     * @throws IllegalStateException if the communicator was not created from a rendezvous store (a split one, or
+     *                               one bootstrapped from an engine's own exchange).
+     * @throws CollectiveException   BOOTSTRAP if this rank was left out or the survivors could not connect.
+     */
+    public Communicator shrink()
+    {
+        final RendezvousStore store = context.store();
+        if (null == store)
+        {
+            throw new IllegalStateException("shrink needs a communicator created from a rendezvous store (this one " +
+                "was bootstrapped through an address exchange); create a new communicator instead");
+        }
+        final boolean[] knownFailed = new boolean[size];
+        final CollectiveException failure = engine.failure();
+        if (null != failure && failure.peer() >= 0 && failure.peer() != rank)
+        {
+            knownFailed[failure.peer()] = true;
+        }
+        final String name = context.name() + "/shrink" + (shrinks++);
+        final int[] members = ShrinkAgreement.agree(new PrefixStore("verbs4j-shrink/" + name, store), rank, size,
+            knownFailed, 2 * context.peerTimeoutNs(), Duration.ofNanos(context.bootstrapTimeoutNs()));
+        int newRank = 0;
+        while (members[newRank] != rank)
+        {
+            newRank++;
+        }
+        final CommunicatorContext survivors = context.deriveOnStore(newRank, members.length, name);
+        survivors.conclude();
+        return create(survivors);
     }
 
     /** @return true once a call failed (then every later call throws). */

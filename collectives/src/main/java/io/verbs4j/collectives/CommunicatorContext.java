@@ -505,6 +505,21 @@ public final class CommunicatorContext
     }
 
     /**
+     * A copy with another rank, size and name over the same store (for {@link Communicator#shrink}).
+     *
+     * @param newRank rank.
+     * @param newSize size.
+     * @param newName name (the store key prefix).
+     * @return a fresh, unconcluded context.
+     */
+    CommunicatorContext deriveOnStore(final int newRank, final int newSize, final String newName)
+    {
+        final CommunicatorContext copy = derive(newRank, newSize, null, newName);
+        copy.store = store;
+        return copy;
+    }
+
+    /**
      * A copy with another rank, size and exchange (for {@link Communicator#split}).
      *
      * @param newRank     rank.

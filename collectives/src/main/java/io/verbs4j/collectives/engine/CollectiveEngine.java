@@ -46,6 +46,10 @@ public final class CollectiveEngine implements AutoCloseable
     private AlgorithmSet small;
     private long smallMaxBytes = -1;
     private FlagLinks flagLinks;
+    private long lastBytes = -1;
+    private Algorithm lastOverride;
+    private AlgorithmSelector lastSelector;
+    private Algorithm lastAlgorithm;
     private final MemView sendView = new MemView();
     private final MemView recvView = new MemView();
     private final MemView tmpView = new MemView();
@@ -167,6 +171,20 @@ public final class CollectiveEngine implements AutoCloseable
     public Algorithm allReduceAlgorithm(final Algorithm override, final long bytes)
     {
         return selector.allReduce(Algorithm.AUTO != override ? override : defaultAlgorithm, bytes);
+    }
+
+    /** {@link #allReduceAlgorithm} for the running operation (its thread only): remembered for the last size. */
+    private Algorithm chooseAllReduce(final Algorithm override, final long bytes)
+    {
+        // Training loops repeat one size: the model's evaluation is not worth redoing every call.
+        if (bytes != lastBytes || override != lastOverride || selector != lastSelector)
+        {
+            lastAlgorithm = allReduceAlgorithm(override, bytes);
+            lastBytes = bytes;
+            lastOverride = override;
+            lastSelector = selector;
+        }
+        return lastAlgorithm;
     }
 
     /**
@@ -304,7 +322,7 @@ public final class CollectiveEngine implements AutoCloseable
     private void allReduce(final OpRequest r)
     {
         final long bytes = r.count * r.type.sizeBytes();
-        final Algorithm algorithm = allReduceAlgorithm(r.algorithm, bytes);
+        final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
         final AlgorithmSet s = begin(r, bytes, r.type, r.op, algorithm);
         if (0 == r.count)
         {
@@ -355,7 +373,7 @@ public final class CollectiveEngine implements AutoCloseable
         {
             total += r.fusedCounts[i] * es;
         }
-        final Algorithm algorithm = allReduceAlgorithm(r.algorithm, total);
+        final Algorithm algorithm = chooseAllReduce(r.algorithm, total);
         final AlgorithmSet s = begin(r, total, r.type, r.op, algorithm);
         if (0 == total)
         {

@@ -27,6 +27,8 @@ import static java.lang.System.out;
  *   <li>{@code kill}: the last rank halts without cleanup after one AllReduce; the others must get a
  *       PEER_FAILED {@link CollectiveException} naming it within the bound, and exit 0 then.</li>
  *   <li>{@code hang}: the last rank stops calling (sleeps); the others must get a TIMEOUT within the bound.</li>
+ *   <li>{@code shrink}: rank 1 halts in a loop of small AllReduces; the others must fail, {@link Communicator#shrink()}
+ *       to the survivors renumbered in order, and get exact AllReduce results there; times are printed.</li>
  * </ul>
  */
 public final class CollectiveRankMain
@@ -69,6 +71,9 @@ public final class CollectiveRankMain
                     break;
                 case "mixed":
                     exit = mixed(context, rank, size);
+                    break;
+                case "shrink":
+                    exit = shrink(context, store, rank, size);
                     break;
                 default:
                     exit = failure(context, rank, size, "kill".equals(mode));
@@ -139,6 +144,74 @@ public final class CollectiveRankMain
                 }
             }
             out.println("rank " + rank + " mixed ok");
+            return 0;
+        }
+    }
+
+    private static int shrink(final CommunicatorContext context, final FileStore store, final int rank,
+        final int size) throws InterruptedException
+    {
+        final Communicator comm = Communicator.create(context);
+        final int[] v = new int[2];
+        long failedAt = 0;
+        try
+        {
+            for (int i = 0; i < 1_000_000; i++)
+            {
+                if (1 == rank && 20_000 == i)
+                {
+                    store.set("halted-at", Long.toString(System.currentTimeMillis()).getBytes());
+                    out.println("rank " + rank + " halts now");
+                    out.flush();
+                    Runtime.getRuntime().halt(0);
+                }
+                v[0] = rank;
+                v[1] = i;
+                comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 2, DataType.INT32, ReduceOp.SUM);
+            }
+            out.println("rank " + rank + ": no failure seen");
+            return 1;
+        }
+        catch (final CollectiveException ex)
+        {
+            failedAt = System.currentTimeMillis();
+            out.println("rank " + rank + " failed: " + ex.reason() + ": " + ex.getMessage());
+        }
+        finally
+        {
+            comm.close();
+        }
+        final long haltedAt = Long.parseLong(new String(store.get("halted-at", Duration.ofSeconds(10))));
+        try (Communicator survivors = comm.shrink())
+        {
+            final int expectedRank = rank < 1 ? rank : rank - 1;
+            if (survivors.size() != size - 1 || survivors.rank() != expectedRank)
+            {
+                out.println("rank " + rank + " shrank to rank " + survivors.rank() + " of " + survivors.size());
+                return 1;
+            }
+            final long[] w = {rank + 1L, 1};
+            survivors.allReduce(CommBuffer.of(w), CommBuffer.of(w), 2, DataType.INT64, ReduceOp.SUM);
+            final long firstOk = System.currentTimeMillis();
+            final long expectedSum = (long)size * (size + 1) / 2 - 2;
+            if (w[0] != expectedSum || w[1] != size - 1)
+            {
+                out.println("WRONG on the shrunk communicator: " + w[0] + " " + w[1]);
+                return 1;
+            }
+            for (int i = 0; i < 1000; i++)
+            {
+                final float[] f = new float[1 + i % 300];
+                java.util.Arrays.fill(f, survivors.rank() + 1);
+                survivors.allReduce(CommBuffer.of(f), CommBuffer.of(f), f.length, DataType.FLOAT32, ReduceOp.SUM);
+                if (f[f.length - 1] != (size - 1) * size / 2.0f)
+                {
+                    out.println("WRONG on the shrunk communicator at call " + i + ": " + f[f.length - 1]);
+                    return 1;
+                }
+            }
+            out.println("rank " + rank + " shrink: error " + (failedAt - haltedAt) + " ms after the halt, first " +
+                "AllReduce on the " + survivors.size() + " survivors " + (firstOk - failedAt) + " ms after the error");
             return 0;
         }
     }

@@ -50,6 +50,13 @@ class ProcessClusterSystemTest
         run(4, "kill", transport);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void theSurvivorsOfAKilledRankShrinkAndCarryOn(final String transport)
+    {
+        run(4, "shrink", transport);
+    }
+
     @Test
     void aHungRankTimesTheOthersOutWithinTheBound()
     {
