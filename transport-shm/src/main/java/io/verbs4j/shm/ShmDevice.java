@@ -50,6 +50,8 @@ public final class ShmDevice extends AbstractDevice
 
     private static final System.Logger LOG = System.getLogger("io.verbs4j.shm");
     private static final ShmQueuePair[] NO_QPS = new ShmQueuePair[0];
+    /** How often progress looks for peers that closed or whose process is gone (between heartbeat checks). */
+    private static final long EXIT_CHECK_INTERVAL_NS = 10_000_000L;
 
     private final ShmFiles files;
     private final long pid;
@@ -74,6 +76,7 @@ public final class ShmDevice extends AbstractDevice
     private volatile ShmPeer[] activePeers = new ShmPeer[0];
     private long heartbeat;
     private long nextHousekeepingNs;
+    private long nextExitCheckNs;
 
     ShmDevice(final DeviceContext context)
     {
@@ -330,11 +333,32 @@ public final class ShmDevice extends AbstractDevice
         if (nowNs - nextHousekeepingNs >= 0)
         {
             nextHousekeepingNs = nowNs + Math.max(1_000_000L, peerTimeoutNs / 8);
+            nextExitCheckNs = nowNs + EXIT_CHECK_INTERVAL_NS;
             segment.putLongRelease(DeviceSegmentDescriptor.HEARTBEAT_OFFSET, ++heartbeat);
             work += checkPeers(qps, nowNs);
             for (final ShmPeer peer : activePeers)
             {
                 work += peer.reclaim();
+            }
+        }
+        else if (nowNs - nextExitCheckNs >= 0)
+        {
+            // Between the heartbeat checks, only whether a peer closed or its process is gone: both are certain,
+            // so they can be looked at often (a few microseconds a peer) without any risk of a false alarm.
+            nextExitCheckNs = nowNs + EXIT_CHECK_INTERVAL_NS;
+            work += checkPeerExits(qps);
+        }
+        return work;
+    }
+
+    private int checkPeerExits(final ShmQueuePair[] qps)
+    {
+        int work = 0;
+        for (final ShmPeer peer : activePeers)
+        {
+            if (!peer.isDead() && !peer.checkExited())
+            {
+                work += onPeerDeath(qps, peer);
             }
         }
         return work;
@@ -347,34 +371,39 @@ public final class ShmDevice extends AbstractDevice
         {
             if (!peer.isDead() && !peer.checkAlive(nowNs, peerTimeoutNs))
             {
-                final boolean orderly = peer.closedOrderly();
-                // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure.
-                LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
-                    peer.pid() + " " + peer.deathReason() + "; its queue pairs go to ERROR (" +
-                    (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
-                for (final ShmQueuePair qp : qps)
-                {
-                    if (qp.peer() == peer)
-                    {
-                        if (orderly)
-                        {
-                            qp.enterError();
-                        }
-                        else
-                        {
-                            qp.fail(WcStatus.RETRY_EXC_ERR);
-                        }
-                    }
-                }
-                if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
-                {
-                    // Not sweepPid: the PID may already belong to another verbs4j process with live files.
-                    files.sweepDead();
-                }
-                work++;
+                work += onPeerDeath(qps, peer);
             }
         }
         return work;
+    }
+
+    private int onPeerDeath(final ShmQueuePair[] qps, final ShmPeer peer)
+    {
+        final boolean orderly = peer.closedOrderly();
+        // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure.
+        LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
+            peer.pid() + " " + peer.deathReason() + "; its queue pairs go to ERROR (" +
+            (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
+        for (final ShmQueuePair qp : qps)
+        {
+            if (qp.peer() == peer)
+            {
+                if (orderly)
+                {
+                    qp.enterError();
+                }
+                else
+                {
+                    qp.fail(WcStatus.RETRY_EXC_ERR);
+                }
+            }
+        }
+        if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
+        {
+            // Not sweepPid: the PID may already belong to another verbs4j process with live files.
+            files.sweepDead();
+        }
+        return 1;
     }
 
     private void onAgentError(final Throwable throwable)

@@ -441,6 +441,26 @@ final class ShmPeer
         return true;
     }
 
+    /**
+     * The quick check progress makes between heartbeat checks: whether the peer closed its device or its process is
+     * gone. Both are certain, so a positive answer is never a false alarm (a hang is left to {@link #checkAlive}).
+     *
+     * @return false once the peer is found closed or dead.
+     */
+    boolean checkExited()
+    {
+        if (dead)
+        {
+            return false;
+        }
+        if (0 != segment.getIntVolatile(DeviceSegmentDescriptor.CLOSED_OFFSET))
+        {
+            closedOrderly = true;
+            return die("closed its device");
+        }
+        return ShmFiles.isAlive(pid) || die("died");
+    }
+
     private boolean die(final String reason)
     {
         deathReason = reason;

@@ -161,7 +161,7 @@ public final class CollectiveRankMain
                 if (1 == rank && 20_000 == i)
                 {
                     store.set("halted-at", Long.toString(System.currentTimeMillis()).getBytes());
-                    out.println("rank " + rank + " halts now");
+                    out.println("rank " + rank + " halts now at " + System.currentTimeMillis());
                     out.flush();
                     Runtime.getRuntime().halt(0);
                 }
