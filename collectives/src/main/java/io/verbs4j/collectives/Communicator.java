@@ -13,6 +13,7 @@ import io.verbs4j.Device;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.Verbs;
+import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.engine.CollectiveEngine;
@@ -167,7 +168,13 @@ public final class Communicator implements AutoCloseable
 
     private static IdleStrategy newIdle(final CommunicatorContext context)
     {
-        return new BackoffIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),
+        if (context.idleSpins() >= Integer.MAX_VALUE)
+        {
+            // busy-poll: nothing to learn
+            return new BackoffIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),
+                context.idleMaxParkNs());
+        }
+        return new AdaptiveIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),
             context.idleMaxParkNs());
     }
 

@@ -77,10 +77,16 @@ public final class Steps
      */
     public void send(final PeerLink link, final MemView source, final long offset, final int bytes)
     {
-        while (!link.trySend(source, offset, bytes))
+        if (link.trySend(source, offset, bytes))
+        {
+            return;
+        }
+        do
         {
             waiter.poll(link.peer());
         }
+        while (!link.trySend(source, offset, bytes));
+        waiter.progressed();
     }
 
     /**
@@ -91,9 +97,14 @@ public final class Steps
      */
     public void awaitMessage(final PeerLink link, final int bytes)
     {
-        while (!link.hasMessage())
+        if (!link.hasMessage())
         {
-            waiter.poll(link.peer());
+            do
+            {
+                waiter.poll(link.peer());
+            }
+            while (!link.hasMessage());
+            waiter.progressed();
         }
         if (link.messageLength() != bytes)
         {
@@ -178,6 +189,7 @@ public final class Steps
         long received = 0;
         long sentPieces = 0;
         long receivedPieces = 0;
+        boolean waited = false;
         while (sent < sendBytes || received < recvBytes)
         {
             int work = 0;
@@ -223,6 +235,12 @@ public final class Steps
             if (0 == work)
             {
                 waiter.poll(received < recvBytes ? recvLink.peer() : sendLink.peer());
+                waited = true;
+            }
+            else if (waited)
+            {
+                waited = false;
+                waiter.progressed();
             }
         }
     }

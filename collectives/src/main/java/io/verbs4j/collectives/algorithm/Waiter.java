@@ -89,6 +89,12 @@ public final class Waiter
         idle.idle();
     }
 
+    /** Tells the back-off that a wait ended: the next one starts spinning again (and the strategy learns). */
+    public void progressed()
+    {
+        idle.reset();
+    }
+
     /**
      * Throws if a link failed, abort was requested or the deadline passed.
      *
