@@ -8,11 +8,11 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * The future-like handle of a non-blocking call ({@code ...Async} methods of {@link Communicator}). Operations run
- * in issue order on the communicator's progress thread, like an NCCL stream; the caller overlaps them with its own
- * work and then waits.
+ * The future-like handle of a non-blocking call ({@link Communicator#async()}, {@link Communicator#submit}).
+ * Operations run in issue order on the communicator's progress thread, like an NCCL stream; the caller overlaps
+ * them with its own work and then waits.
  * <pre>{@code
- * CollectiveHandle h = comm.allReduceAsync(grads, grads, n, DataType.FLOAT32, ReduceOp.AVG);
+ * CollectiveHandle h = comm.async().allReduce(grads, grads, n, DataType.FLOAT32, ReduceOp.AVG);
  * computeSomethingElse();
  * if (!h.await(Duration.ofSeconds(30))) { ... still running ... }
  * }</pre>

@@ -3,10 +3,6 @@ package io.verbs4j.collectives;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import io.verbs4j.Access;
 import io.verbs4j.Device;
@@ -17,7 +13,6 @@ import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.engine.CollectiveEngine;
-import io.verbs4j.collectives.engine.OpKind;
 import io.verbs4j.collectives.engine.OpRequest;
 import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
@@ -30,7 +25,6 @@ import io.verbs4j.collectives.types.ReduceOp;
 import io.verbs4j.spi.TransportProvider;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 
 /**
  * A group of {@link #size()} ranks that run collectives together, over a full mesh of RC queue pairs (shm to ranks
@@ -50,9 +44,10 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
  *   <li>Every rank calls the same operations in the same order with matching counts, types, ops, roots and
  *       algorithm choices. A mismatch fails with {@link CollectiveException.Reason#MISMATCH} where it is detectable,
  *       or with a timeout.</li>
- *   <li>One thread at a time issues calls. Blocking calls run on the calling thread (no hand-off); {@code ...Async}
- *       calls run in issue order on the communicator's progress thread; a blocking call issued while non-blocking
- *       ones are pending waits for them first.</li>
+ *   <li>One thread at a time issues calls. Blocking calls run on the calling thread (no hand-off); non-blocking
+ *       ones ({@link #async()}, {@link #submit}) run in issue order on the communicator's progress thread; a blocking
+ *       call issued while non-blocking ones are pending waits for them first. A {@link CollectiveOp} describes a
+ *       call once for any number of {@link #run}s.</li>
  *   <li>Results are bit-identical on every rank, and the same from run to run for the same inputs, world size,
  *       chunk size and algorithm. With {@link Algorithm#AUTO} the algorithm can differ between runs because the
  *       cost model is measured; pin it for run-to-run reproducibility.</li>
@@ -71,22 +66,13 @@ public final class Communicator implements AutoCloseable
     private final String[] transports;
     private final ProtectionDomain primaryPd;
     private final CollectiveEngine engine;
-    private final IdleStrategy callerIdle;
-    private final OpRequest blocking = new OpRequest();
-    private final CollectiveHandle[] pool;
-    private final OneToOneConcurrentArrayQueue<CollectiveHandle> queue;
-    private final AtomicInteger owner = new AtomicInteger();
-    private final AtomicLong completed = new AtomicLong();
+    private final AsyncRunner runner;
+    private final AsyncCollectives async;
+    private final CollectiveOp scratch = new CollectiveOp();
     private final List<Device> extraDevices = new ArrayList<>();
     private ProtectionDomain soloPd;
-    private long submitted;
-    private int poolCursor;
     private int splits;
     private int shrinks;
-    private Thread progressThread;
-    private volatile boolean running;
-    private volatile boolean closed;
-    private volatile boolean aborted;
 
     private Communicator(final CommunicatorContext context, final Links links, final String[] transports,
         final ProtectionDomain primaryPd)
@@ -97,15 +83,10 @@ public final class Communicator implements AutoCloseable
         this.links = links;
         this.transports = transports;
         this.primaryPd = primaryPd;
-        this.callerIdle = newIdle(context);
         this.engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context), context.opTimeoutNs(),
             primaryPd, defaultModel(transports), context.algorithm());
-        this.pool = new CollectiveHandle[context.maxPending()];
-        for (int i = 0; i < pool.length; i++)
-        {
-            pool[i] = new CollectiveHandle();
-        }
-        this.queue = new OneToOneConcurrentArrayQueue<>(pool.length);
+        this.runner = new AsyncRunner(engine, context, newIdle(context));
+        this.async = new AsyncCollectives(runner);
     }
 
     /**
@@ -253,7 +234,7 @@ public final class Communicator implements AutoCloseable
      */
     public MemoryRegion allocate(final long bytes)
     {
-        ensureOpen();
+        runner.ensureOpen();
         return pd().allocate(bytes, Access.LOCAL_WRITE);
     }
 
@@ -316,9 +297,7 @@ public final class Communicator implements AutoCloseable
     public void allReduce(final CommBuffer send, final CommBuffer recv, final long count, final DataType type,
         final ReduceOp op, final Algorithm algorithm)
     {
-        final OpRequest r = blocking.set(OpKind.ALL_REDUCE, send, recv, count, type, op, 0);
-        r.algorithm = algorithm;
-        runBlocking(r);
+        run(scratch.allReduce(send, recv, count, type, op).algorithm(algorithm));
     }
 
     /**
@@ -333,7 +312,7 @@ public final class Communicator implements AutoCloseable
     public void allReduceFused(final CommBuffer[] buffers, final long[] counts, final DataType type,
         final ReduceOp op)
     {
-        runBlocking(fused(blocking, buffers, counts, type, op));
+        run(scratch.allReduceFused(buffers, counts, type, op));
     }
 
     /**
@@ -346,7 +325,7 @@ public final class Communicator implements AutoCloseable
      */
     public void broadcast(final CommBuffer buffer, final long count, final DataType type, final int root)
     {
-        runBlocking(blocking.set(OpKind.BROADCAST, buffer, buffer, count, type, null, root));
+        run(scratch.broadcast(buffer, count, type, root));
     }
 
     /**
@@ -362,7 +341,7 @@ public final class Communicator implements AutoCloseable
     public void reduce(final CommBuffer send, final CommBuffer recv, final long count, final DataType type,
         final ReduceOp op, final int root)
     {
-        runBlocking(blocking.set(OpKind.REDUCE, send, recv, count, type, op, root));
+        run(scratch.reduce(send, recv, count, type, op, root));
     }
 
     /**
@@ -375,7 +354,7 @@ public final class Communicator implements AutoCloseable
      */
     public void allGather(final CommBuffer send, final CommBuffer recv, final long countPerRank, final DataType type)
     {
-        runBlocking(blocking.set(OpKind.ALL_GATHER, send, recv, countPerRank, type, null, 0));
+        run(scratch.allGather(send, recv, countPerRank, type));
     }
 
     /**
@@ -391,7 +370,7 @@ public final class Communicator implements AutoCloseable
     public void reduceScatter(final CommBuffer send, final CommBuffer recv, final long countPerRank,
         final DataType type, final ReduceOp op)
     {
-        runBlocking(blocking.set(OpKind.REDUCE_SCATTER, send, recv, countPerRank, type, op, 0));
+        run(scratch.reduceScatter(send, recv, countPerRank, type, op));
     }
 
     /**
@@ -404,7 +383,7 @@ public final class Communicator implements AutoCloseable
      */
     public void allToAll(final CommBuffer send, final CommBuffer recv, final long countPerRank, final DataType type)
     {
-        runBlocking(blocking.set(OpKind.ALL_TO_ALL, send, recv, countPerRank, type, null, 0));
+        run(scratch.allToAll(send, recv, countPerRank, type));
     }
 
     /**
@@ -419,7 +398,7 @@ public final class Communicator implements AutoCloseable
     public void gather(final CommBuffer send, final CommBuffer recv, final long countPerRank, final DataType type,
         final int root)
     {
-        runBlocking(blocking.set(OpKind.GATHER, send, recv, countPerRank, type, null, root));
+        run(scratch.gather(send, recv, countPerRank, type, root));
     }
 
     /**
@@ -434,13 +413,13 @@ public final class Communicator implements AutoCloseable
     public void scatter(final CommBuffer send, final CommBuffer recv, final long countPerRank, final DataType type,
         final int root)
     {
-        runBlocking(blocking.set(OpKind.SCATTER, send, recv, countPerRank, type, null, root));
+        run(scratch.scatter(send, recv, countPerRank, type, root));
     }
 
     /** Barrier: returns once every rank has entered it. */
     public void barrier()
     {
-        runBlocking(blocking.set(OpKind.BARRIER, null, null, 0, null, null, 0));
+        run(scratch.barrier());
     }
 
     /**
@@ -455,7 +434,7 @@ public final class Communicator implements AutoCloseable
      */
     public void send(final CommBuffer buffer, final long count, final DataType type, final int peer)
     {
-        runBlocking(blocking.set(OpKind.SEND, buffer, null, count, type, null, peer));
+        run(scratch.send(buffer, count, type, peer));
     }
 
     /**
@@ -468,7 +447,7 @@ public final class Communicator implements AutoCloseable
      */
     public void recv(final CommBuffer buffer, final long count, final DataType type, final int peer)
     {
-        runBlocking(blocking.set(OpKind.RECV, null, buffer, count, type, null, peer));
+        run(scratch.recv(buffer, count, type, peer));
     }
 
     /**
@@ -485,211 +464,45 @@ public final class Communicator implements AutoCloseable
     public void sendRecv(final CommBuffer send, final long sendCount, final int to, final CommBuffer recv,
         final long recvCount, final int from, final DataType type)
     {
-        final OpRequest r = blocking.set(OpKind.SEND_RECV, send, recv, sendCount, type, null, to);
-        r.recvCount = recvCount;
-        r.peer2 = from;
-        runBlocking(r);
+        run(scratch.sendRecv(send, sendCount, to, recv, recvCount, from, type));
     }
 
-    // ---------------------------------------------------------------- non-blocking operations
+    // ---------------------------------------------------------------- descriptors and non-blocking operations
 
     /**
-     * Non-blocking {@link #allReduce(CommBuffer, CommBuffer, long, DataType, ReduceOp)}.
+     * Runs an operation on this thread (after the pending non-blocking ones). The descriptor is copied first: it may
+     * be changed as soon as this returns.
      *
-     * @param send  contributions.
-     * @param recv  results.
-     * @param count elements.
-     * @param type  element type.
-     * @param op    operator.
-     * @return the handle.
+     * @param op the operation.
+     * @throws IllegalArgumentException for bad arguments (the communicator stays usable).
+     * @throws CollectiveException      if the operation failed (the communicator is failed).
      */
-    public CollectiveHandle allReduceAsync(final CommBuffer send, final CommBuffer recv, final long count,
-        final DataType type, final ReduceOp op)
+    public void run(final CollectiveOp op)
     {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.ALL_REDUCE, send, recv, count, type, op, 0);
-        return submit(h);
+        final OpRequest r = op.copyTo(runner.blockingRequest());
+        if (op == scratch)
+        {
+            scratch.forget();
+        }
+        runner.runBlocking(r);
     }
 
     /**
-     * Non-blocking {@link #allReduceFused}.
+     * Queues an operation for the progress thread (see {@link #async()}); the descriptor is copied and may be
+     * reused at once.
      *
-     * @param buffers buffers.
-     * @param counts  counts.
-     * @param type    element type.
-     * @param op      operator.
-     * @return the handle.
+     * @param op the operation.
+     * @return its handle.
      */
-    public CollectiveHandle allReduceFusedAsync(final CommBuffer[] buffers, final long[] counts, final DataType type,
-        final ReduceOp op)
+    public CollectiveHandle submit(final CollectiveOp op)
     {
-        final CollectiveHandle h = acquireHandle();
-        fused(h.request, buffers, counts, type, op);
-        return submit(h);
+        return async.submit(op);
     }
 
-    /**
-     * Non-blocking {@link #broadcast}.
-     *
-     * @param buffer data.
-     * @param count  elements.
-     * @param type   element type.
-     * @param root   root.
-     * @return the handle.
-     */
-    public CollectiveHandle broadcastAsync(final CommBuffer buffer, final long count, final DataType type,
-        final int root)
+    /** @return the non-blocking forms of the operations, run in issue order on the progress thread. */
+    public AsyncCollectives async()
     {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.BROADCAST, buffer, buffer, count, type, null, root);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #reduce}.
-     *
-     * @param send  contributions.
-     * @param recv  result at root.
-     * @param count elements.
-     * @param type  element type.
-     * @param op    operator.
-     * @param root  root.
-     * @return the handle.
-     */
-    public CollectiveHandle reduceAsync(final CommBuffer send, final CommBuffer recv, final long count,
-        final DataType type, final ReduceOp op, final int root)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.REDUCE, send, recv, count, type, op, root);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #allGather}.
-     *
-     * @param send         this rank's block.
-     * @param recv         all blocks.
-     * @param countPerRank elements per rank.
-     * @param type         element type.
-     * @return the handle.
-     */
-    public CollectiveHandle allGatherAsync(final CommBuffer send, final CommBuffer recv, final long countPerRank,
-        final DataType type)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.ALL_GATHER, send, recv, countPerRank, type, null, 0);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #reduceScatter}.
-     *
-     * @param send         all blocks.
-     * @param recv         this rank's block.
-     * @param countPerRank elements per rank.
-     * @param type         element type.
-     * @param op           operator.
-     * @return the handle.
-     */
-    public CollectiveHandle reduceScatterAsync(final CommBuffer send, final CommBuffer recv, final long countPerRank,
-        final DataType type, final ReduceOp op)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.REDUCE_SCATTER, send, recv, countPerRank, type, op, 0);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #allToAll}.
-     *
-     * @param send         blocks.
-     * @param recv         blocks.
-     * @param countPerRank elements per block.
-     * @param type         element type.
-     * @return the handle.
-     */
-    public CollectiveHandle allToAllAsync(final CommBuffer send, final CommBuffer recv, final long countPerRank,
-        final DataType type)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.ALL_TO_ALL, send, recv, countPerRank, type, null, 0);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #gather}.
-     *
-     * @param send         block.
-     * @param recv         blocks at root.
-     * @param countPerRank elements per rank.
-     * @param type         element type.
-     * @param root         root.
-     * @return the handle.
-     */
-    public CollectiveHandle gatherAsync(final CommBuffer send, final CommBuffer recv, final long countPerRank,
-        final DataType type, final int root)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.GATHER, send, recv, countPerRank, type, null, root);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #scatter}.
-     *
-     * @param send         blocks at root.
-     * @param recv         block.
-     * @param countPerRank elements per rank.
-     * @param type         element type.
-     * @param root         root.
-     * @return the handle.
-     */
-    public CollectiveHandle scatterAsync(final CommBuffer send, final CommBuffer recv, final long countPerRank,
-        final DataType type, final int root)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.SCATTER, send, recv, countPerRank, type, null, root);
-        return submit(h);
-    }
-
-    /** @return the handle of a non-blocking {@link #barrier()}. */
-    public CollectiveHandle barrierAsync()
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.BARRIER, null, null, 0, null, null, 0);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #send}.
-     *
-     * @param buffer data.
-     * @param count  elements.
-     * @param type   element type.
-     * @param peer   destination.
-     * @return the handle.
-     */
-    public CollectiveHandle sendAsync(final CommBuffer buffer, final long count, final DataType type, final int peer)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.SEND, buffer, null, count, type, null, peer);
-        return submit(h);
-    }
-
-    /**
-     * Non-blocking {@link #recv}.
-     *
-     * @param buffer destination.
-     * @param count  elements.
-     * @param type   element type.
-     * @param peer   source.
-     * @return the handle.
-     */
-    public CollectiveHandle recvAsync(final CommBuffer buffer, final long count, final DataType type, final int peer)
-    {
-        final CollectiveHandle h = acquireHandle();
-        h.request.set(OpKind.RECV, null, buffer, count, type, null, peer);
-        return submit(h);
+        return async;
     }
 
     // ---------------------------------------------------------------- split, failure, close
@@ -787,7 +600,7 @@ public final class Communicator implements AutoCloseable
     /** @return true once a call failed (then every later call throws). */
     public boolean isFailed()
     {
-        return null != engine.failure() || aborted;
+        return null != engine.failure() || runner.isAborted();
     }
 
     /** @return the first failure, or null. */
@@ -803,26 +616,12 @@ public final class Communicator implements AutoCloseable
      */
     public void abort()
     {
-        if (aborted || closed)
+        if (runner.isAborted() || runner.isClosed())
         {
             return;
         }
-        aborted = true;
-        engine.requestAbort();
-        stopProgressThread();
-        final long deadline = System.nanoTime() + Math.max(TimeUnit.SECONDS.toNanos(5), context.opTimeoutNs());
-        while (!owner.compareAndSet(0, 1))
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                break;
-            }
-            LockSupport.parkNanos(100_000);
-        }
+        runner.abort();
         links.breakAll(null == engine.failure() ? rank : engine.failure().peer());
-        failQueued(new CollectiveException(CollectiveException.Reason.ABORTED, rank, -1,
-            "rank " + rank + ": communicator aborted before this call ran", null));
-        closed = true;
         closeResources();
     }
 
@@ -833,7 +632,7 @@ public final class Communicator implements AutoCloseable
      */
     public void close()
     {
-        if (closed)
+        if (runner.isClosed())
         {
             return;
         }
@@ -848,10 +647,7 @@ public final class Communicator implements AutoCloseable
         {
             // a failing peer at close time is not this rank's problem any more
         }
-        closed = true;
-        stopProgressThread();
-        failQueued(new CollectiveException(CollectiveException.Reason.ABORTED, rank, -1,
-            "rank " + rank + ": communicator closed before this call ran", null));
+        runner.close();
         closeResources();
     }
 
@@ -878,183 +674,6 @@ public final class Communicator implements AutoCloseable
     }
 
     // ---------------------------------------------------------------- internals
-
-    private static OpRequest fused(final OpRequest r, final CommBuffer[] buffers, final long[] counts,
-        final DataType type, final ReduceOp op)
-    {
-        r.set(OpKind.ALL_REDUCE_FUSED, null, null, 0, type, op, 0);
-        r.fused = buffers;
-        r.fusedCounts = counts;
-        return r;
-    }
-
-    private void runBlocking(final OpRequest r)
-    {
-        ensureOpen();
-        drainAsync();
-        if (!owner.compareAndSet(0, 1))
-        {
-            r.clear();
-            throw new IllegalStateException("communicator rank " + rank + " is used by two threads at once " +
-                "(or was aborted); issue calls from one thread");
-        }
-        try
-        {
-            engine.execute(r);
-        }
-        finally
-        {
-            r.clear();
-            owner.set(0);
-        }
-    }
-
-    private void drainAsync()
-    {
-        if (submitted == completed.get())
-        {
-            return;
-        }
-        callerIdle.reset();
-        while (submitted != completed.get())
-        {
-            callerIdle.idle();
-        }
-    }
-
-    private CollectiveHandle acquireHandle()
-    {
-        ensureOpen();
-        for (int i = 0; i < pool.length; i++)
-        {
-            final CollectiveHandle h = pool[poolCursor];
-            poolCursor = poolCursor + 1 == pool.length ? 0 : poolCursor + 1;
-            if (h.isFree())
-            {
-                return h;
-            }
-        }
-        throw new IllegalStateException("all " + pool.length + " non-blocking handles are in use: await them " +
-            "(or raise maxPending)");
-    }
-
-    private CollectiveHandle submit(final CollectiveHandle h)
-    {
-        h.markPending();
-        if (null == progressThread)
-        {
-            startProgressThread();
-        }
-        submitted++;
-        if (!queue.offer(h))
-        {
-            submitted--;
-            h.complete(new IllegalStateException("submission queue full"));
-            return h;
-        }
-        LockSupport.unpark(progressThread);
-        return h;
-    }
-
-    private void startProgressThread()
-    {
-        running = true;
-        final IdleStrategy idle = new BackoffIdleStrategy(context.idleSpins(), context.idleYields(),
-            context.idleMinParkNs(), TimeUnit.MILLISECONDS.toNanos(1));
-        progressThread = new Thread(() -> progressLoop(idle), "verbs4j-collectives-r" + rank + "-" + context.name());
-        progressThread.setDaemon(true);
-        progressThread.start();
-    }
-
-    private void progressLoop(final IdleStrategy idle)
-    {
-        while (running)
-        {
-            final CollectiveHandle h = queue.poll();
-            if (null == h)
-            {
-                idle.idle();
-                continue;
-            }
-            idle.reset();
-            while (!owner.compareAndSet(0, 1))
-            {
-                if (!running)
-                {
-                    h.complete(new CollectiveException(CollectiveException.Reason.ABORTED, rank, -1,
-                        "rank " + rank + ": communicator aborted before this call ran", null));
-                    completed.incrementAndGet();
-                    return;
-                }
-                Thread.yield();
-            }
-            RuntimeException error = null;
-            try
-            {
-                engine.execute(h.request);
-            }
-            catch (final RuntimeException ex)
-            {
-                error = ex;
-            }
-            finally
-            {
-                owner.set(0);
-            }
-            h.complete(error);
-            completed.incrementAndGet();
-        }
-    }
-
-    private void stopProgressThread()
-    {
-        final Thread thread = progressThread;
-        if (null == thread)
-        {
-            return;
-        }
-        if (!aborted)
-        {
-            final long deadline = System.nanoTime() + context.opTimeoutNs() + TimeUnit.SECONDS.toNanos(1);
-            while (submitted != completed.get() && System.nanoTime() - deadline < 0)
-            {
-                LockSupport.parkNanos(100_000);
-            }
-        }
-        running = false;
-        LockSupport.unpark(thread);
-        try
-        {
-            thread.join(TimeUnit.NANOSECONDS.toMillis(context.opTimeoutNs()) + 1000);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void failQueued(final CollectiveException error)
-    {
-        CollectiveHandle h;
-        while (null != (h = queue.poll()))
-        {
-            h.complete(error);
-            completed.incrementAndGet();
-        }
-    }
-
-    private void ensureOpen()
-    {
-        if (aborted)
-        {
-            throw new CollectiveException(CollectiveException.Reason.ABORTED, rank, -1,
-                "rank " + rank + ": the communicator was aborted", engine.failure());
-        }
-        if (closed)
-        {
-            throw new IllegalStateException("communicator rank " + rank + " is closed");
-        }
-    }
 
     /** The sub-communicator bootstrap's all-gather, run over the parent communicator. */
     private static final class ParentExchange implements AddressExchange

@@ -67,7 +67,7 @@ class AllocationTest
                             comm.broadcast(large, 50_000, DataType.INT32, i % size);
                             comm.allGather(small, large, 2, DataType.FLOAT32);
                             comm.barrier();
-                            comm.allReduceAsync(large, large, 50_000, DataType.FLOAT32, ReduceOp.SUM).await(wait);
+                            comm.async().allReduce(large, large, 50_000, DataType.FLOAT32, ReduceOp.SUM).await(wait);
                         }
                     }
                     final long bytes = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
@@ -91,8 +91,8 @@ class AllocationTest
                     progressBefore = threads.getThreadAllocatedBytes(progressId);
                     for (int i = 0; i < CALLS; i++)
                     {
-                        comm.allReduceAsync(small, small, 2, DataType.FLOAT32, ReduceOp.SUM).await(wait);
-                        comm.broadcastAsync(large, 20_000, DataType.FLOAT32, 0).await(wait);
+                        comm.async().allReduce(small, small, 2, DataType.FLOAT32, ReduceOp.SUM).await(wait);
+                        comm.async().broadcast(large, 20_000, DataType.FLOAT32, 0).await(wait);
                     }
                     TimeUnit.MILLISECONDS.sleep(10);
                     final long bytes = threads.getThreadAllocatedBytes(progressId) - progressBefore;

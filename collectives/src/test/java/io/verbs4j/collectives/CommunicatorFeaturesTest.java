@@ -42,7 +42,7 @@ class CommunicatorFeaturesTest
                 for (int b = 0; b < buckets.length; b++)
                 {
                     Arrays.fill(buckets[b], rank + b);
-                    handles[b] = comm.allReduceAsync(CommBuffer.of(buckets[b]), CommBuffer.of(buckets[b]),
+                    handles[b] = comm.async().allReduce(CommBuffer.of(buckets[b]), CommBuffer.of(buckets[b]),
                         buckets[b].length, DataType.FLOAT32, ReduceOp.SUM);
                 }
                 // overlap: the caller computes while the progress thread reduces
@@ -65,10 +65,10 @@ class CommunicatorFeaturesTest
                 }
                 assertThrows(IllegalStateException.class, () -> handles[0].await(Duration.ofSeconds(1)));
 
-                final CollectiveHandle barrier = comm.barrierAsync();
+                final CollectiveHandle barrier = comm.async().barrier();
                 assertTrue(barrier.await(Duration.ofSeconds(30)));
                 final long[] all = new long[size];
-                final CollectiveHandle gather = comm.allGatherAsync(CommBuffer.of(new long[]{rank * 10L}),
+                final CollectiveHandle gather = comm.async().allGather(CommBuffer.of(new long[]{rank * 10L}),
                     CommBuffer.of(all), 1, DataType.INT64);
                 assertTrue(gather.await(Duration.ofSeconds(30)));
                 assertArrayEquals(new long[]{0, 10, 20, 30}, all);
@@ -95,7 +95,7 @@ class CommunicatorFeaturesTest
                 assertEquals(3.0f, Float.intBitsToFloat(region.getInt(0)));
                 assertEquals(3.0f, Float.intBitsToFloat(region.getInt(4 * 999)));
                 assertEquals(6.0f, heap[332]);
-                assertTrue(comm.allReduceFusedAsync(buffers, new long[]{1000, 333}, DataType.FLOAT32, ReduceOp.AVG)
+                assertTrue(comm.async().allReduceFused(buffers, new long[]{1000, 333}, DataType.FLOAT32, ReduceOp.AVG)
                     .await(Duration.ofSeconds(30)));
                 assertEquals(3.0f, Float.intBitsToFloat(region.getInt(0)));
                 assertEquals(6.0f, heap[0]);

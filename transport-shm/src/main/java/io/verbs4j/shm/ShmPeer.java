@@ -129,6 +129,7 @@ final class ShmPeer
     private final int tableCapacity;
     private final boolean heartbeatKept;
     private final long startTimeMs;
+    private final ProcessHandle process;
     private final List<RegionMemory> mappings = new ArrayList<>();
     private final List<Retired> retired = new ArrayList<>();
     private ShmQueuePair[] users = NO_USERS;
@@ -172,6 +173,7 @@ final class ShmPeer
         final int length = DeviceSegmentDescriptor.length(capacity);
         segmentMemory = MappedMemory.open(file, length);
         segment = new UnsafeBuffer(segmentMemory.addressOf(0), length);
+        process = ProcessHandle.of(pid).orElse(null);
         silence.start(System.nanoTime());
     }
 
@@ -458,7 +460,8 @@ final class ShmPeer
             closedOrderly = true;
             return die("closed its device");
         }
-        return ShmFiles.isAlive(pid) || die("died");
+        // The handle compares the start time too, so a reused PID reads as gone; isAlive() allocates nothing.
+        return (null != process && process.isAlive()) || die("died");
     }
 
     private boolean die(final String reason)

@@ -392,31 +392,31 @@ public final class CollRank
         switch (coll)
         {
             case ALLREDUCE:
-                h = comm.allReduceAsync(l.send, l.recv, count, type, op);
+                h = comm.async().allReduce(l.send, l.recv, count, type, op);
                 break;
             case BROADCAST:
-                h = comm.broadcastAsync(l.recv, count, type, root);
+                h = comm.async().broadcast(l.recv, count, type, root);
                 break;
             case REDUCE:
-                h = comm.reduceAsync(l.send, l.recv, count, type, op, root);
+                h = comm.async().reduce(l.send, l.recv, count, type, op, root);
                 break;
             case ALLGATHER:
-                h = comm.allGatherAsync(l.send, l.recv, count, type);
+                h = comm.async().allGather(l.send, l.recv, count, type);
                 break;
             case REDUCESCATTER:
-                h = comm.reduceScatterAsync(l.send, l.recv, count, type, op);
+                h = comm.async().reduceScatter(l.send, l.recv, count, type, op);
                 break;
             case ALLTOALL:
-                h = comm.allToAllAsync(l.send, l.recv, count, type);
+                h = comm.async().allToAll(l.send, l.recv, count, type);
                 break;
             case GATHER:
-                h = comm.gatherAsync(l.send, l.recv, count, type, root);
+                h = comm.async().gather(l.send, l.recv, count, type, root);
                 break;
             case SCATTER:
-                h = comm.scatterAsync(l.send, l.recv, count, type, root);
+                h = comm.async().scatter(l.send, l.recv, count, type, root);
                 break;
             default:
-                h = comm.barrierAsync();
+                h = comm.async().barrier();
                 break;
         }
         window[slot] = h;
