@@ -1,5 +1,6 @@
 package io.verbs4j.collectives;
 
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -138,6 +139,23 @@ public final class CollectivesConfiguration
     /** Default: no, the ranks' own polling drives progress. */
     public static final boolean DEVICE_PROGRESS_THREAD_DEFAULT = false;
 
+    /**
+     * Collectives each rank keeps in its history (see {@link Communicator#history()}), logged when the communicator
+     * fails; 0 disables it.
+     */
+    public static final String HISTORY_PROP_NAME = "verbs4j.collectives.history";
+    /** Default of {@link #HISTORY_PROP_NAME}. */
+    public static final int HISTORY_DEFAULT = 32;
+
+    /**
+     * Debug output switch, like {@code NCCL_DEBUG}: {@code INFO} prints at communicator creation the rendezvous, each
+     * peer's transport, the flag links and the algorithm table. Read from this system property, else from the
+     * environment variable {@link #DEBUG_ENV_NAME}.
+     */
+    public static final String DEBUG_PROP_NAME = "verbs4j.debug";
+    /** Environment variable read when {@link #DEBUG_PROP_NAME} is not set. */
+    public static final String DEBUG_ENV_NAME = "VERBS4J_DEBUG";
+
     private CollectivesConfiguration()
     {
     }
@@ -257,5 +275,30 @@ public final class CollectivesConfiguration
     public static long idleMaxParkNs()
     {
         return Long.getLong(IDLE_MAX_PARK_PROP_NAME, IDLE_MAX_PARK_DEFAULT_NS);
+    }
+
+    /** @return {@link #HISTORY_PROP_NAME}. */
+    public static int history()
+    {
+        return Integer.getInteger(HISTORY_PROP_NAME, HISTORY_DEFAULT);
+    }
+
+    /**
+     * @return whether {@link #DEBUG_PROP_NAME} (or {@link #DEBUG_ENV_NAME}) asks for INFO output (INFO, DEBUG or
+     * TRACE, any case).
+     */
+    public static boolean debugInfo()
+    {
+        String value = System.getProperty(DEBUG_PROP_NAME);
+        if (null == value)
+        {
+            value = System.getenv(DEBUG_ENV_NAME);
+        }
+        if (null == value)
+        {
+            return false;
+        }
+        final String level = value.trim().toUpperCase(Locale.ROOT);
+        return "INFO".equals(level) || "DEBUG".equals(level) || "TRACE".equals(level);
     }
 }

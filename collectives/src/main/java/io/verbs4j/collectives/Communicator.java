@@ -14,6 +14,8 @@ import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.engine.CollectiveEngine;
 import io.verbs4j.collectives.engine.OpRequest;
+import io.verbs4j.collectives.observe.CreationReport;
+import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.SoloLinks;
@@ -85,6 +87,7 @@ public final class Communicator implements AutoCloseable
         this.primaryPd = primaryPd;
         this.engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context), context.opTimeoutNs(),
             primaryPd, defaultModel(transports), context.algorithm());
+        this.engine.observer(new OpObserver(context.name(), links.rank(), links.size(), context.history()));
         this.runner = new AsyncRunner(engine, context, newIdle(context));
         this.async = new AsyncCollectives(runner);
     }
@@ -99,8 +102,18 @@ public final class Communicator implements AutoCloseable
      */
     public static Communicator create(final CommunicatorContext context)
     {
+        final long start = System.nanoTime();
         context.conclude();
-        return create(context, context.newExchange());
+        final Communicator communicator = create(context, context.newExchange());
+        communicator.report(start);
+        return communicator;
+    }
+
+    private void report(final long startTicks)
+    {
+        CreationReport.created(startTicks, context.debugInfo(), name(), rank(), size(), context.hostAddress(),
+            transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), String.valueOf(engine.selector().model()),
+            bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
     }
 
     private static Communicator create(final CommunicatorContext context, final AddressExchange exchange)
@@ -553,8 +566,11 @@ public final class Communicator implements AutoCloseable
             newRank++;
         }
         final CommunicatorContext sub = context.derive(newRank, group.length, exchange, name);
+        final long start = System.nanoTime();
         sub.conclude();
-        return create(sub, exchange);
+        final Communicator communicator = create(sub, exchange);
+        communicator.report(start);
+        return communicator;
     }
 
     /**
@@ -607,6 +623,19 @@ public final class Communicator implements AutoCloseable
     public CollectiveException failure()
     {
         return engine.failure();
+    }
+
+    /**
+     * This rank's last collectives, oldest first: sequence number, operation, size, algorithm, how long ago each
+     * started and whether it completed (the last {@code verbs4j.collectives.history} operations, 32 by default).
+     * Compare it across ranks to see which rank did not reach or did not finish a call; it is also logged when the
+     * communicator fails. Any thread; read while an operation runs it is a best-effort snapshot.
+     *
+     * @return the history as text, one line per operation.
+     */
+    public String history()
+    {
+        return engine.observer().history();
     }
 
     /**

@@ -43,6 +43,8 @@ public final class CommunicatorContext
     private int flagSlots = CollectivesConfiguration.flagSlots();
     private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
     private int maxPending = CollectivesConfiguration.maxPending();
+    private int history = CollectivesConfiguration.history();
+    private boolean debugInfo = CollectivesConfiguration.debugInfo();
     private long idleSpins = CollectivesConfiguration.idleSpins();
     private long idleYields = CollectivesConfiguration.idleYields();
     private long idleMinParkNs = CollectivesConfiguration.idleMinParkNs();
@@ -268,6 +270,41 @@ public final class CommunicatorContext
     }
 
     /**
+     * @param history collectives each rank keeps in its history ({@link Communicator#history()}), logged with a
+     *                failure; 0 turns the history off.
+     * @return this.
+     */
+    public CommunicatorContext history(final int history)
+    {
+        checkOpen();
+        this.history = history;
+        return this;
+    }
+
+    /** @return operations kept in the history. */
+    public int history()
+    {
+        return history;
+    }
+
+    /**
+     * @param debugInfo whether creation prints how the ranks were connected (as {@code VERBS4J_DEBUG=INFO} does).
+     * @return this.
+     */
+    public CommunicatorContext debugInfo(final boolean debugInfo)
+    {
+        checkOpen();
+        this.debugInfo = debugInfo;
+        return this;
+    }
+
+    /** @return whether creation prints how the ranks were connected. */
+    public boolean debugInfo()
+    {
+        return debugInfo;
+    }
+
+    /**
      * @param maxPending number of non-blocking handles (operations issued and not yet awaited).
      * @return this.
      */
@@ -369,6 +406,11 @@ public final class CommunicatorContext
         if (maxPending < 1)
         {
             throw new IllegalArgumentException("maxPending must be >= 1, was " + maxPending);
+        }
+        if (history < 0)
+        {
+            throw new IllegalArgumentException("history must be >= 0 (0 turns it off), was " + history + " (" +
+                CollectivesConfiguration.HISTORY_PROP_NAME + ")");
         }
         if (idleSpins < 0 || idleYields < 0 || idleMinParkNs < 1 || idleMaxParkNs < idleMinParkNs)
         {
@@ -551,6 +593,8 @@ public final class CommunicatorContext
         copy.flagSlots = flagSlots;
         copy.deviceProgressThread = deviceProgressThread;
         copy.maxPending = maxPending;
+        copy.history = history;
+        copy.debugInfo = debugInfo;
         copy.idleSpins = idleSpins;
         copy.idleYields = idleYields;
         copy.idleMinParkNs = idleMinParkNs;

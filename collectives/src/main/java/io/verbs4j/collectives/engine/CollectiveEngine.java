@@ -15,6 +15,7 @@ import io.verbs4j.collectives.link.FlagLinks;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.MemView;
 import io.verbs4j.collectives.link.VerbsLinks;
+import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.topology.RingTopology;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
@@ -55,6 +56,7 @@ public final class CollectiveEngine implements AutoCloseable
     private final MemView tmpView = new MemView();
     private AlgorithmSelector selector;
     private CollectiveException failure;
+    private OpObserver observer = OpObserver.none();
 
     /**
      * @param links            the links (for one rank: a link set with no peers).
@@ -121,6 +123,12 @@ public final class CollectiveEngine implements AutoCloseable
     public long flagLinkMaxBytes()
     {
         return smallMaxBytes;
+    }
+
+    /** @return the peers reached through flag links (0 when there are none). */
+    public int flagLinkPeers()
+    {
+        return null != flagLinks && null != small ? flagLinks.flagPeerCount() : 0;
     }
 
     private AlgorithmSet set(final long bytes)
@@ -226,6 +234,7 @@ public final class CollectiveEngine implements AutoCloseable
                 "rank " + rank + ": " + r.kind.label() + " refused: the communicator failed earlier: " +
                 failure.getMessage(), failure);
         }
+        observer.begin(r.kind.label(), bytesOf(r));
         try
         {
             if (waiter.abortRequested())
@@ -242,10 +251,12 @@ public final class CollectiveEngine implements AutoCloseable
                     small.steps.awaitSendsComplete();
                 }
             }
+            observer.completed(algorithmOf(r));
         }
         catch (final CollectiveException ex)
         {
             fail(ex);
+            observer.failed(algorithmOf(r), ex);
             throw ex;
         }
         catch (final RuntimeException ex)
@@ -253,8 +264,48 @@ public final class CollectiveEngine implements AutoCloseable
             final CollectiveException wrapped = new CollectiveException(CollectiveException.Reason.INTERNAL, rank, -1,
                 "rank " + rank + ": " + r.kind.label() + " failed unexpectedly: " + ex, ex);
             fail(wrapped);
+            observer.failed(algorithmOf(r), wrapped);
             throw wrapped;
         }
+    }
+
+    /**
+     * Sets who watches the operations (history, Flight Recorder events, failure log); by default nobody.
+     *
+     * @param observer the observer.
+     */
+    public void observer(final OpObserver observer)
+    {
+        this.observer = observer;
+    }
+
+    /** @return who watches the operations. */
+    public OpObserver observer()
+    {
+        return observer;
+    }
+
+    private static long bytesOf(final OpRequest r)
+    {
+        if (null == r.type)
+        {
+            return 0;
+        }
+        if (OpKind.ALL_REDUCE_FUSED == r.kind && null != r.fusedCounts)
+        {
+            long count = 0;
+            for (final long c : r.fusedCounts)
+            {
+                count += c;
+            }
+            return count * r.type.sizeBytes();
+        }
+        return r.count * r.type.sizeBytes();
+    }
+
+    private String algorithmOf(final OpRequest r)
+    {
+        return OpKind.ALL_REDUCE == r.kind && null != lastAlgorithm ? lastAlgorithm.name() : null;
     }
 
     private void fail(final CollectiveException ex)

@@ -205,6 +205,20 @@ public final class FlagLinks implements Links
         return byRank[peer];
     }
 
+    /** @return the peers reached through a flag link. */
+    public int flagPeerCount()
+    {
+        int count = 0;
+        for (final FlagPeerLink link : flagLinks)
+        {
+            if (null != link)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /** {@inheritDoc} */
     public int poll()
     {

@@ -1,0 +1,227 @@
+package io.verbs4j.collectives.observe;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import io.verbs4j.collectives.CollectiveException;
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.launch.ThreadCluster;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Flight Recorder events, the history and the INFO report of communicators, over shm with ranks as threads.
+ */
+class ObservabilityTest
+{
+    private static final int CALLS = 25;
+
+    private static CommunicatorContext context(final int rank, final int size,
+        final io.verbs4j.collectives.rendezvous.RendezvousStore store, final String name)
+    {
+        return new CommunicatorContext().rank(rank).size(size).store(store).transport("shm").name(name)
+            .chunkBytes(32 * 1024).calibrate(false).history(8).opTimeout(Duration.ofMillis(500));
+    }
+
+    /** Rank 0 calls an AllReduce rank 1 never joins: it times out; rank 1 waits for that before closing. */
+    private static void rankZeroTimesOutAlone(final Communicator comm, final int rank, final CountDownLatch done)
+        throws InterruptedException
+    {
+        if (0 == rank)
+        {
+            final int[] value = {7};
+            try
+            {
+                assertThrows(CollectiveException.class,
+                    () -> comm.allReduce(CommBuffer.of(value), CommBuffer.of(value), 1, DataType.INT32, ReduceOp.SUM));
+            }
+            finally
+            {
+                done.countDown();
+            }
+        }
+        else
+        {
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void everyCollectiveIsAFlightRecorderEventAndAFailureIsOneToo() throws Exception
+    {
+        final Path file = Files.createTempFile("verbs4j-observe", ".jfr");
+        try (Recording recording = new Recording())
+        {
+            recording.enable(CollectiveEvent.class).withoutThreshold();
+            recording.enable(CommunicatorCreatedEvent.class);
+            recording.enable(CommunicatorFailedEvent.class);
+            recording.start();
+            final CountDownLatch done = new CountDownLatch(1);
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                try (Communicator comm = Communicator.create(context(rank, size, store, "jfr")))
+                {
+                    final float[] data = new float[16];
+                    for (int i = 0; i < CALLS; i++)
+                    {
+                        comm.allReduce(CommBuffer.of(data), CommBuffer.of(data), data.length, DataType.FLOAT32,
+                            ReduceOp.SUM);
+                    }
+                    comm.barrier();
+                    rankZeroTimesOutAlone(comm, rank, done);
+                }
+            });
+            recording.stop();
+            recording.dump(file);
+
+            final List<RecordedEvent> collectives = new ArrayList<>();
+            final List<RecordedEvent> created = new ArrayList<>();
+            final List<RecordedEvent> failed = new ArrayList<>();
+            for (final RecordedEvent event : RecordingFile.readAllEvents(file))
+            {
+                final String name = event.getEventType().getName();
+                if ("io.verbs4j.Collective".equals(name) && "jfr".equals(event.getString("communicator")))
+                {
+                    collectives.add(event);
+                }
+                else if ("io.verbs4j.CommunicatorCreated".equals(name) && "jfr".equals(event.getString("communicator")))
+                {
+                    created.add(event);
+                }
+                else if ("io.verbs4j.CommunicatorFailed".equals(name) &&
+                    "jfr".equals(event.getString("communicator")))
+                {
+                    failed.add(event);
+                }
+            }
+            assertEquals(2, created.size(), "one creation event per rank");
+            assertEquals("self,shm", created.stream().filter(e -> 0 == e.getInt("rank")).findFirst().orElseThrow()
+                .getString("transports"));
+            int allReduces = 0;
+            int okBarriers = 0;
+            for (final RecordedEvent event : collectives)
+            {
+                if ("allReduce".equals(event.getString("operation")) && 64 == event.getLong("bytes"))
+                {
+                    allReduces++;
+                    assertEquals(64, event.getLong("bytes"));
+                    assertEquals("ok", event.getString("outcome"));
+                    assertEquals(2, event.getInt("size"));
+                    assertTrue(null != event.getString("algorithm"), event.toString());
+                }
+                else if ("barrier".equals(event.getString("operation")) && "ok".equals(event.getString("outcome")))
+                {
+                    okBarriers++;
+                }
+            }
+            assertEquals(2 * CALLS, allReduces, "one event per call per rank");
+            assertEquals(2, okBarriers);
+            assertTrue(failed.stream().anyMatch(e -> 0 == e.getInt("rank") && "TIMEOUT".equals(e.getString("reason"))),
+                failed.toString());
+            assertTrue(collectives.stream().anyMatch(e -> "allReduce".equals(e.getString("operation")) &&
+                "TIMEOUT".equals(e.getString("outcome"))), "the failed call is an event with its outcome");
+        }
+        finally
+        {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void theHistoryShowsTheLastCallsAndIsLoggedWhenTheCommunicatorFails()
+    {
+        final List<String> logged = new ArrayList<>();
+        final Logger logger = Logger.getLogger("io.verbs4j.collectives");
+        final Handler handler = new Handler()
+        {
+            @Override
+            public void publish(final LogRecord record)
+            {
+                synchronized (logged)
+                {
+                    logged.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        logger.addHandler(handler);
+        final ConcurrentHashMap<Integer, String> histories = new ConcurrentHashMap<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        try
+        {
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                try (Communicator comm = Communicator.create(context(rank, size, store, "history")))
+                {
+                    final int[] value = {rank};
+                    for (int i = 0; i < 12; i++)
+                    {
+                        comm.allReduce(CommBuffer.of(value), CommBuffer.of(value), 1, DataType.INT32, ReduceOp.MAX);
+                    }
+                    comm.barrier();
+                    rankZeroTimesOutAlone(comm, rank, done);
+                    histories.put(rank, comm.history());
+                }
+            });
+        }
+        finally
+        {
+            logger.removeHandler(handler);
+        }
+        final String zero = histories.get(0);
+        final String[] lines = zero.split("\n");
+        assertEquals(8, lines.length, zero);
+        assertTrue(lines[6].contains("#13 barrier 0 B") && lines[6].endsWith("completed"), zero);
+        assertTrue(lines[7].contains("#14 allReduce 4 B") && lines[7].endsWith("FAILED"), zero);
+        assertTrue(lines[0].contains("#7 allReduce 4 B"), zero);
+        assertTrue(histories.get(1).split("\n")[7].contains("#13 barrier"), histories.get(1));
+        synchronized (logged)
+        {
+            assertTrue(logged.stream().anyMatch(m -> m.contains("communicator 'history' failed on rank 0 of 2") &&
+                m.contains("#14 allReduce 4 B")), String.valueOf(logged));
+        }
+    }
+
+    @Test
+    void theInfoReportNamesEachPeersTransportTheFlagLinksAndTheAlgorithms()
+    {
+        final String text = CreationReport.describe("job", 1, 3, "10.0.0.2", new String[]{"shm", null, "tcp"}, 65536,
+            1, "CostModel{...}", bytes -> bytes <= 4096 ? "RECURSIVE_DOUBLING" : "RING");
+        assertEquals(String.join("\n",
+            "verbs4j INFO communicator 'job' rank 1 of 3, host address 10.0.0.2",
+            "verbs4j INFO   peers: 0=shm 1=self 2=tcp",
+            "verbs4j INFO   flag links: 1 peer(s) on this host, operations up to 65536 B",
+            "verbs4j INFO   cost model: CostModel{...}",
+            "verbs4j INFO   allReduce by size: 1 B..4 KiB RECURSIVE_DOUBLING; 8 KiB..1 GiB RING"), text);
+        assertTrue(CreationReport.describe("solo", 0, 1, "127.0.0.1", new String[1], -1, 0, "m", b -> "RING")
+            .contains("flag links: none"));
+    }
+}
