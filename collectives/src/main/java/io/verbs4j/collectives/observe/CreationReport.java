@@ -4,12 +4,11 @@ import java.util.function.LongFunction;
 
 /**
  * What a rank says about a communicator it just created: a {@link CommunicatorCreatedEvent} for Flight Recorder,
- * and with {@code VERBS4J_DEBUG=INFO} a log line in the manner of {@code NCCL_DEBUG=INFO} — the rendezvous name,
- * each peer's transport, the flag links, the cost model and the AllReduce algorithm by size.
+ * and with {@code VERBS4J_DEBUG=INFO} lines on standard error in the manner of {@code NCCL_DEBUG=INFO}: the
+ * rendezvous name, each peer's transport, the flag links, the cost model and the AllReduce algorithm by size.
  */
 public final class CreationReport
 {
-    private static final System.Logger LOG = System.getLogger("io.verbs4j.collectives");
     private static final long LARGEST_SIZE = 1L << 30;
 
     private CreationReport()
@@ -17,10 +16,10 @@ public final class CreationReport
     }
 
     /**
-     * Emits the event and, when asked, the log line.
+     * Emits the event and, when asked, the INFO lines.
      *
      * @param startTicks     {@link System#nanoTime()} when creation began.
-     * @param debugInfo      whether to log the INFO line.
+     * @param debugInfo      whether to print the INFO lines (standard error).
      * @param name           communicator name.
      * @param rank           this rank.
      * @param size           ranks.
@@ -50,7 +49,8 @@ public final class CreationReport
             final String text = describe(name, rank, size, hostAddress, transports, flagMaxBytes, flagPeers,
                 costModel, allReduceAlgo) + String.format(" (created in %.1f ms)",
                 (System.nanoTime() - startTicks) / 1e6);
-            LOG.log(System.Logger.Level.INFO, text);
+            // Asked for explicitly, as NCCL_DEBUG is: printed whatever the logging configuration filters.
+            System.err.println(text);
         }
     }
 
