@@ -63,7 +63,7 @@ public final class CollectivesConfiguration
     /** Operation timeout in milliseconds. */
     public static final String OP_TIMEOUT_PROP_NAME = "verbs4j.collectives.op.timeout.ms";
     /** Default operation timeout. */
-    public static final long OP_TIMEOUT_DEFAULT_MS = 30_000;
+    public static final long OP_TIMEOUT_DEFAULT_MS = 600_000;
 
     /** Bootstrap (rendezvous and connect) timeout in milliseconds. */
     public static final String BOOTSTRAP_TIMEOUT_PROP_NAME = "verbs4j.collectives.bootstrap.timeout.ms";
@@ -138,6 +138,14 @@ public final class CollectivesConfiguration
     public static final String DEVICE_PROGRESS_THREAD_PROP_NAME = "verbs4j.collectives.device.progress.thread";
     /** Default: no, the ranks' own polling drives progress. */
     public static final boolean DEVICE_PROGRESS_THREAD_DEFAULT = false;
+
+    /**
+     * After how long (ms) a rank that waits inside an operation logs a warning naming the operation and the rank it
+     * waits for, while going on waiting until the operation timeout; 0 turns it off.
+     */
+    public static final String STALL_WARNING_PROP_NAME = "verbs4j.collectives.stall.warning.ms";
+    /** Default of {@link #STALL_WARNING_PROP_NAME}: one minute, as Horovod's stall check. */
+    public static final long STALL_WARNING_DEFAULT_MS = 60_000;
 
     /**
      * Collectives each rank keeps in its history (see {@link Communicator#history()}), logged when the communicator
@@ -300,5 +308,11 @@ public final class CollectivesConfiguration
         }
         final String level = value.trim().toUpperCase(Locale.ROOT);
         return "INFO".equals(level) || "DEBUG".equals(level) || "TRACE".equals(level);
+    }
+
+    /** @return {@link #STALL_WARNING_PROP_NAME} in nanoseconds. */
+    public static long stallWarningNs()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong(STALL_WARNING_PROP_NAME, STALL_WARNING_DEFAULT_MS));
     }
 }

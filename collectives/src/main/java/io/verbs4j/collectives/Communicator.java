@@ -88,6 +88,7 @@ public final class Communicator implements AutoCloseable
         this.engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context), context.opTimeoutNs(),
             primaryPd, defaultModel(transports), context.algorithm());
         this.engine.observer(new OpObserver(context.name(), links.rank(), links.size(), context.history()));
+        this.engine.stallWarning(context.stallWarningNs());
         this.runner = new AsyncRunner(engine, context, newIdle(context));
         this.async = new AsyncCollectives(runner);
     }

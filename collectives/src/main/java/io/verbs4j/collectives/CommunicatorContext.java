@@ -44,6 +44,7 @@ public final class CommunicatorContext
     private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
     private int maxPending = CollectivesConfiguration.maxPending();
     private int history = CollectivesConfiguration.history();
+    private long stallWarningNs = CollectivesConfiguration.stallWarningNs();
     private boolean debugInfo = CollectivesConfiguration.debugInfo();
     private long idleSpins = CollectivesConfiguration.idleSpins();
     private long idleYields = CollectivesConfiguration.idleYields();
@@ -270,6 +271,24 @@ public final class CommunicatorContext
     }
 
     /**
+     * @param after how long a rank waiting inside an operation logs which operation and which rank it waits for
+     *              (once per operation; it goes on waiting until the operation timeout); zero turns it off.
+     * @return this.
+     */
+    public CommunicatorContext stallWarning(final Duration after)
+    {
+        checkOpen();
+        this.stallWarningNs = after.toNanos();
+        return this;
+    }
+
+    /** @return the stall warning threshold in nanoseconds (0: off). */
+    public long stallWarningNs()
+    {
+        return stallWarningNs;
+    }
+
+    /**
      * @param history collectives each rank keeps in its history ({@link Communicator#history()}), logged with a
      *                failure; 0 turns the history off.
      * @return this.
@@ -406,6 +425,10 @@ public final class CommunicatorContext
         if (maxPending < 1)
         {
             throw new IllegalArgumentException("maxPending must be >= 1, was " + maxPending);
+        }
+        if (stallWarningNs < 0)
+        {
+            throw new IllegalArgumentException("stall warning must be >= 0 (0 turns it off)");
         }
         if (history < 0)
         {
@@ -594,6 +617,7 @@ public final class CommunicatorContext
         copy.deviceProgressThread = deviceProgressThread;
         copy.maxPending = maxPending;
         copy.history = history;
+        copy.stallWarningNs = stallWarningNs;
         copy.debugInfo = debugInfo;
         copy.idleSpins = idleSpins;
         copy.idleYields = idleYields;

@@ -18,12 +18,16 @@ import org.agrona.concurrent.IdleStrategy;
 public final class Waiter
 {
     private static final long SCAN_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final System.Logger LOG = System.getLogger("io.verbs4j.collectives");
 
     private final Links links;
     private final IdleStrategy idle;
     private final long opTimeoutNs;
     private volatile boolean abortRequested;
     private long deadlineNs;
+    private long startNs;
+    private long stallWarnNs;
+    private boolean stallWarned;
     private long lastScanNs;
     private String opName = "none";
     private long opSeq;
@@ -62,8 +66,23 @@ public final class Waiter
         this.detailB = detailB;
         this.detailC = detailC;
         opSeq++;
-        deadlineNs = System.nanoTime() + opTimeoutNs;
+        final long now = System.nanoTime();
+        startNs = now;
+        deadlineNs = now + opTimeoutNs;
+        stallWarned = false;
         idle.reset();
+    }
+
+    /**
+     * Sets after how long a wait is reported (once per operation) as a stall while the operation goes on waiting up
+     * to its timeout: a rank that checkpoints or evaluates for a while is normal in a real job, but a rank that never
+     * makes the call should be visible long before the timeout ends the job.
+     *
+     * @param ns the stall report threshold, 0 for none.
+     */
+    public void stallWarning(final long ns)
+    {
+        stallWarnNs = ns;
     }
 
     /** @return the links. */
@@ -118,12 +137,28 @@ public final class Waiter
             lastScanNs = now;
             links.scan();
         }
+        if (stallWarnNs > 0 && !stallWarned && now - startNs > stallWarnNs)
+        {
+            stallWarned = true;
+            reportStall(waitingOn, now);
+        }
         if (now - deadlineNs > 0)
         {
             throw failure(CollectiveException.Reason.TIMEOUT, waitingOn, "no progress within the operation " +
                 "timeout of " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) + " ms" +
                 (waitingOn >= 0 ? " waiting for rank " + waitingOn + " (hung, or it did not make the same call)" : ""));
         }
+    }
+
+    private void reportStall(final int waitingOn, final long now)
+    {
+        final long waitedMs = TimeUnit.NANOSECONDS.toMillis(now - startNs);
+        LOG.log(System.Logger.Level.WARNING, () -> "verbs4j: rank " + links.rank() + " of " + links.size() + ": " +
+            opName + " #" + opSeq + " (" + opBytes + " bytes" + detail(detailA) + detail(detailB) + detail(detailC) +
+            ") has waited " + waitedMs + " ms" + (waitingOn >= 0 ? " for rank " + waitingOn : "") +
+            "; still waiting (the operation times out after " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) +
+            " ms). Fine if that rank is busy (checkpoint, evaluation); a rank that never makes this call hangs " +
+            "the job.");
     }
 
     /**

@@ -57,6 +57,7 @@ public final class CollectiveEngine implements AutoCloseable
     private AlgorithmSelector selector;
     private CollectiveException failure;
     private OpObserver observer = OpObserver.none();
+    private long stallWarnNs;
 
     /**
      * @param links            the links (for one rank: a link set with no peers).
@@ -114,6 +115,7 @@ public final class CollectiveEngine implements AutoCloseable
             return false;
         }
         final Waiter flagWaiter = new Waiter(flagLinks, idle, opTimeoutNs);
+        flagWaiter.stallWarning(stallWarnNs);
         small = new AlgorithmSet(flagWaiter, offer.layout().slotBytes(), ring);
         smallMaxBytes = offer.maxBytes();
         return true;
@@ -266,6 +268,21 @@ public final class CollectiveEngine implements AutoCloseable
             fail(wrapped);
             observer.failed(algorithmOf(r), wrapped);
             throw wrapped;
+        }
+    }
+
+    /**
+     * Sets after how long a waiting operation is reported as stalled (once, while it goes on waiting).
+     *
+     * @param ns threshold, 0 for none.
+     */
+    public void stallWarning(final long ns)
+    {
+        stallWarnNs = ns;
+        waiter.stallWarning(ns);
+        if (null != small)
+        {
+            small.waiter.stallWarning(ns);
         }
     }
 

@@ -1,0 +1,93 @@
+package io.verbs4j.collectives.observe;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import io.verbs4j.collectives.CollectivesConfiguration;
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.launch.ThreadCluster;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A rank that is late is reported once as a stall, and the operation still completes (no timeout). */
+class StallWarningTest
+{
+    @Test
+    void aLateRankIsReportedOnceAndTheCallStillCompletes()
+    {
+        final List<String> warnings = new ArrayList<>();
+        final Logger logger = Logger.getLogger("io.verbs4j.collectives");
+        final Handler handler = new Handler()
+        {
+            @Override
+            public void publish(final LogRecord record)
+            {
+                synchronized (warnings)
+                {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        logger.addHandler(handler);
+        try
+        {
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                try (Communicator comm = Communicator.create(new CommunicatorContext().rank(rank).size(size)
+                    .store(store).transport("shm").name("stall").calibrate(false)
+                    .stallWarning(Duration.ofMillis(150)).opTimeout(Duration.ofSeconds(20))))
+                {
+                    final int[] value = {rank + 1};
+                    if (1 == rank)
+                    {
+                        Thread.sleep(900); // a checkpoint
+                    }
+                    comm.allReduce(CommBuffer.of(value), CommBuffer.of(value), 1, DataType.INT32, ReduceOp.SUM);
+                    assertEquals(3, value[0]);
+                }
+            });
+        }
+        finally
+        {
+            logger.removeHandler(handler);
+        }
+        synchronized (warnings)
+        {
+            final long stalls = warnings.stream().filter(m -> m.contains("has waited")).count();
+            assertEquals(1, stalls, String.valueOf(warnings));
+            final String stall = warnings.stream().filter(m -> m.contains("has waited")).findFirst().orElseThrow();
+            assertTrue(stall.startsWith("verbs4j: rank 0 of 2: allReduce #"), stall);
+            assertTrue(stall.contains("for rank 1; still waiting (the operation times out after 20000 ms)"), stall);
+        }
+    }
+
+    @Test
+    void theDefaultsSurviveARealJob()
+    {
+        assertEquals(600_000, CollectivesConfiguration.OP_TIMEOUT_DEFAULT_MS);
+        assertEquals(60_000, CollectivesConfiguration.STALL_WARNING_DEFAULT_MS);
+        final CommunicatorContext context = new CommunicatorContext();
+        assertEquals(Duration.ofMinutes(10).toNanos(), context.opTimeoutNs());
+        assertEquals(Duration.ofMinutes(1).toNanos(), context.stallWarningNs());
+    }
+}
