@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * <tr><td>{@value #FLAG_LINKS_PROP_NAME}</td><td>true</td><td>flag links to peers on the same host: operations
  * of at most {@value #FLAG_MAX_BYTES_PROP_NAME} bytes go through direct peer memory (payload and a sequence flag
  * stored into the peer's slots, polled in memory) instead of RDMA WRITE_WITH_IMM and completions</td></tr>
- * <tr><td>{@value #FLAG_MAX_BYTES_PROP_NAME}</td><td>65536</td><td>largest operation (total bytes) on flag links;
+ * <tr><td>{@value #FLAG_MAX_BYTES_PROP_NAME}</td><td>16384</td><td>largest operation (total bytes) on flag links;
  * must be the same on every rank</td></tr>
  * <tr><td>{@value #FLAG_SLOT_BYTES_PROP_NAME}, {@value #FLAG_SLOTS_PROP_NAME}</td><td>8192, 8</td><td>flag-link
  * slot size (a multiple of 8) and slots per peer (a power of two); the same on every rank</td></tr>
@@ -97,7 +97,7 @@ public final class CollectivesConfiguration
     /** Largest operation on flag links, bytes. */
     public static final String FLAG_MAX_BYTES_PROP_NAME = "verbs4j.collectives.flag.max.bytes";
     /** Default largest operation on flag links. */
-    public static final long FLAG_MAX_BYTES_DEFAULT = 64 * 1024;
+    public static final long FLAG_MAX_BYTES_DEFAULT = 16 * 1024;
     /** Flag-link slot payload bytes. */
     public static final String FLAG_SLOT_BYTES_PROP_NAME = "verbs4j.collectives.flag.slot.bytes";
     /** Default flag-link slot payload. */
