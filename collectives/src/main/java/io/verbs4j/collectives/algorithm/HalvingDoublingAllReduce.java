@@ -80,7 +80,10 @@ public final class HalvingDoublingAllReduce
             steps.exchange(null, null, 0, 0, foldPartner, recv, 0, bytes, Steps.REDUCE_INCOMING_FIRST, type, op,
                 send, 0, false);
         }
-        else if (!send.sameStart(recv))
+        // Out of place, the first halving step reads the contributions where they are and writes the kept half
+        // into recv: the half given away is never copied (the doubling fills it in).
+        final MemView first = RecursiveDoubling.Role.PROXY == role || send.sameStart(recv) ? recv : send;
+        if (0 == peers.length && first != recv)
         {
             DataMover.copy(recv, 0, send, 0, bytes);
         }
@@ -97,10 +100,11 @@ public final class HalvingDoublingAllReduce
             final long keepHi = keepLower[s] ? mid : hi;
             final long giveLo = keepLower[s] ? mid : lo;
             final long giveHi = keepLower[s] ? hi : mid;
-            steps.exchange(peers[s], recv, giveLo * es, (giveHi - giveLo) * es,
+            final MemView src = 0 == s ? first : recv;
+            steps.exchange(peers[s], src, giveLo * es, (giveHi - giveLo) * es,
                 peers[s], recv, keepLo * es, (keepHi - keepLo) * es,
                 incomingFirst[s] ? Steps.REDUCE_INCOMING_FIRST : Steps.REDUCE_INCOMING_SECOND, type, op,
-                recv, keepLo * es, false);
+                src, keepLo * es, false);
             lo = keepLo;
             hi = keepHi;
         }

@@ -74,7 +74,10 @@ public final class RecursiveDoublingAllReduce
             steps.exchange(null, null, 0, 0, foldPartner, recv, 0, bytes, Steps.REDUCE_INCOMING_FIRST, type, op,
                 send, 0, false);
         }
-        else if (!send.sameStart(recv))
+        // Out of place, the first step reads the contributions where they are and writes the result into recv:
+        // no copy of send into recv first.
+        final MemView first = RecursiveDoubling.Role.PROXY == role || send.sameStart(recv) ? recv : send;
+        if (0 == peers.length && first != recv)
         {
             DataMover.copy(recv, 0, send, 0, bytes);
         }
@@ -83,8 +86,10 @@ public final class RecursiveDoublingAllReduce
         for (int s = 0; s < peers.length; s++)
         {
             final PeerLink peer = peers[s];
-            steps.exchange(peer, recv, 0, bytes, peer, recv, 0, bytes,
-                incomingFirst[s] ? Steps.REDUCE_INCOMING_FIRST : Steps.REDUCE_INCOMING_SECOND, type, op, recv, 0, true);
+            final MemView src = 0 == s ? first : recv;
+            steps.exchange(peer, src, 0, bytes, peer, recv, 0, bytes,
+                incomingFirst[s] ? Steps.REDUCE_INCOMING_FIRST : Steps.REDUCE_INCOMING_SECOND, type, op, src, 0,
+                src == recv);
         }
 
         // unfold
