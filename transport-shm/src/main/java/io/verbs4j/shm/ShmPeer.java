@@ -130,6 +130,7 @@ final class ShmPeer
     private final boolean heartbeatKept;
     private final long startTimeMs;
     private final ProcessHandle process;
+    private final ProcessExitProbe exitProbe;
     private final List<RegionMemory> mappings = new ArrayList<>();
     private final List<Retired> retired = new ArrayList<>();
     private ShmQueuePair[] users = NO_USERS;
@@ -174,6 +175,7 @@ final class ShmPeer
         segmentMemory = MappedMemory.open(file, length);
         segment = new UnsafeBuffer(segmentMemory.addressOf(0), length);
         process = ProcessHandle.of(pid).orElse(null);
+        exitProbe = ProcessExitProbe.of(pid);
         silence.start(System.nanoTime());
     }
 
@@ -460,8 +462,9 @@ final class ShmPeer
             closedOrderly = true;
             return die("closed its device");
         }
-        // The handle compares the start time too, so a reused PID reads as gone; isAlive() allocates nothing.
-        return (null != process && process.isAlive()) || die("died");
+        // The probe sees a zombie (the handle does not); the handle compares the start time too, so a reused PID
+        // reads as gone. Neither allocates.
+        return (!exitProbe.exited() && null != process && process.isAlive()) || die("died");
     }
 
     private boolean die(final String reason)
@@ -486,5 +489,6 @@ final class ShmPeer
         }
         mappings.clear();
         MappedMemory.unmap(segmentMemory);
+        exitProbe.close();
     }
 }
