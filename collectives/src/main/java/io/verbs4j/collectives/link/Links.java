@@ -32,8 +32,8 @@ public interface Links
     String failureReason();
 
     /**
-     * Tells every peer that this rank failed (naming the rank it blames) and closes every connection, so that peers
-     * fail at once instead of at their timeouts; keeps the memory.
+     * Tells every peer that this rank failed (naming the rank it blames) and closes every connection whose peer did
+     * not take the notice, so that peers fail at once instead of at their timeouts; keeps the memory.
      *
      * @param culprit the rank blamed for the failure, or -1.
      */

@@ -212,9 +212,11 @@ public final class VerbsLinks implements Links, CompletionHandler
         }
         if (notices > 0)
         {
-            // give the notices a moment to leave before the connections close (bounded; setup path)
+            // Give the notices a moment to leave before the connections close: until each completed (delivered
+            // or failed), at most the grace period. The failing call returns only after this, so it is not a
+            // fixed wait.
             final long deadline = System.nanoTime() + NOTICE_GRACE_NS;
-            while (System.nanoTime() - deadline < 0)
+            while (anyNoticePending() && System.nanoTime() - deadline < 0)
             {
                 if (0 == poll())
                 {
@@ -224,11 +226,26 @@ public final class VerbsLinks implements Links, CompletionHandler
         }
         for (final VerbsPeerLink link : linkList)
         {
-            if (null != link)
+            // A peer that took the notice fails at once, and a failed link's queue pair is in ERROR already: only
+            // the others are closed here (closing costs up to tens of ms, and the failing call waits for this);
+            // close() releases every one.
+            if (null != link && !link.noticeDelivered() && !link.isFailed())
             {
                 link.closeQueuePair();
             }
         }
+    }
+
+    private boolean anyNoticePending()
+    {
+        for (final VerbsPeerLink link : linkList)
+        {
+            if (null != link && link.noticePending())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@inheritDoc} */

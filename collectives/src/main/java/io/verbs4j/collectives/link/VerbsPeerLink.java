@@ -54,6 +54,8 @@ public final class VerbsPeerLink implements PeerLink
     private final int creditBatch;
     private final SendRequest data = new SendRequest(1);
     private final SendRequest credit = new SendRequest(1);
+    private boolean noticePending;
+    private boolean noticeDelivered;
     private final RecvRequest recv = new RecvRequest(1);
     private final boolean[] tracked = new boolean[TRACK_MASK + 1];
     private final int[] lengths;
@@ -313,6 +315,12 @@ public final class VerbsPeerLink implements PeerLink
     /** Handles a send-queue completion. */
     void onSendCompletion(final long wrId, final int status)
     {
+        if (CREDIT_WR_ID == wrId)
+        {
+            // only the abort notice is signaled among the credit messages
+            noticePending = false;
+            noticeDelivered = WcStatus.SUCCESS == status;
+        }
         if (WcStatus.SUCCESS != status)
         {
             fail("send completed with " + WcStatus.name(status));
@@ -409,7 +417,20 @@ public final class VerbsPeerLink implements PeerLink
             return false;
         }
         credit.flags(SendRequest.SIGNALED).immediateData(ImmediateData.abort(culprit));
-        return QueuePair.OK == qp.postSend(credit);
+        noticePending = QueuePair.OK == qp.postSend(credit);
+        return noticePending;
+    }
+
+    /** @return whether the peer acknowledged the abort notice (it fails at once; the connection need not close). */
+    boolean noticeDelivered()
+    {
+        return noticeDelivered;
+    }
+
+    /** @return whether an abort notice was posted and has neither completed nor failed yet. */
+    boolean noticePending()
+    {
+        return noticePending && !failed;
     }
 
     /** Closes the queue pair (the peer's goes to ERROR). */
