@@ -25,6 +25,18 @@ public class RendezvousTimeoutException extends RendezvousException
     }
 
     /**
+     * Creates the exception with a message that says more than the keys (e.g. which ranks never joined).
+     *
+     * @param message     what was waited for and what to check.
+     * @param missingKeys the keys that were still absent when the wait gave up.
+     */
+    public RendezvousTimeoutException(final String message, final Collection<String> missingKeys)
+    {
+        super(message);
+        this.missingKeys = List.copyOf(missingKeys);
+    }
+
+    /**
      * The keys that were missing.
      *
      * @return an unmodifiable list of keys.

@@ -49,7 +49,14 @@ public final class StoreExchange implements AddressExchange
         {
             keys.add(base + r);
         }
-        store.waitFor(keys, timeout);
+        try
+        {
+            store.waitFor(keys, timeout);
+        }
+        catch (final RendezvousTimeoutException ex)
+        {
+            throw ranksMissing(rank, size, base, ex, timeout);
+        }
         final byte[][] all = new byte[size][];
         for (int r = 0; r < size; r++)
         {
@@ -66,5 +73,36 @@ public final class StoreExchange implements AddressExchange
             store.delete(base + "done");
         }
         return all;
+    }
+
+    /** The store names keys; a user started ranks: say which ranks never joined. */
+    private static RendezvousTimeoutException ranksMissing(final int rank, final int size, final String base,
+        final RendezvousTimeoutException ex, final Duration timeout)
+    {
+        final List<Integer> ranks = new ArrayList<>();
+        for (final String key : ex.missingKeys())
+        {
+            if (key.startsWith(base))
+            {
+                try
+                {
+                    ranks.add(Integer.parseInt(key.substring(base.length())));
+                }
+                catch (final NumberFormatException ignore)
+                {
+                    // not a rank key
+                }
+            }
+        }
+        if (ranks.isEmpty())
+        {
+            return ex;
+        }
+        return new RendezvousTimeoutException("rank " + rank + " of " + size + ": rank" +
+            (ranks.size() > 1 ? "s " : " ") + ranks + (ranks.size() > 1 ? " have" : " has") + " not joined the " +
+            "rendezvous within " + timeout.toMillis() + " ms (" + (size - ranks.size()) + " of " + size +
+            " ranks joined; missing keys " + ex.missingKeys() + "). Check that every rank was started, that all use " +
+            "the same store and world size, and that the timeout covers the slowest rank's start-up.",
+            ex.missingKeys());
     }
 }
