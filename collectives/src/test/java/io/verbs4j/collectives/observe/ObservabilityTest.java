@@ -8,9 +8,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.CommBuffer;
@@ -149,30 +146,7 @@ class ObservabilityTest
     @Test
     void theHistoryShowsTheLastCallsAndIsLoggedWhenTheCommunicatorFails()
     {
-        final List<String> logged = new ArrayList<>();
-        final Logger logger = Logger.getLogger("io.verbs4j.collectives");
-        final Handler handler = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                synchronized (logged)
-                {
-                    logged.add(record.getMessage());
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        logger.addHandler(handler);
+        final LogCapture logged = new LogCapture();
         final ConcurrentHashMap<Integer, String> histories = new ConcurrentHashMap<>();
         final CountDownLatch done = new CountDownLatch(1);
         try
@@ -194,7 +168,7 @@ class ObservabilityTest
         }
         finally
         {
-            logger.removeHandler(handler);
+            logged.close();
         }
         final String zero = histories.get(0);
         final String[] lines = zero.split("\n");
@@ -203,11 +177,8 @@ class ObservabilityTest
         assertTrue(lines[7].contains("#14 allReduce 4 B") && lines[7].endsWith("FAILED"), zero);
         assertTrue(lines[0].contains("#7 allReduce 4 B"), zero);
         assertTrue(histories.get(1).split("\n")[7].contains("#13 barrier"), histories.get(1));
-        synchronized (logged)
-        {
-            assertTrue(logged.stream().anyMatch(m -> m.contains("communicator 'history' failed on rank 0 of 2") &&
-                m.contains("#14 allReduce 4 B")), String.valueOf(logged));
-        }
+        assertTrue(logged.messages().stream().anyMatch(m -> m.contains("communicator 'history' failed on rank 0 " +
+            "of 2") && m.contains("#14 allReduce 4 B")), String.valueOf(logged.messages()));
     }
 
     @Test

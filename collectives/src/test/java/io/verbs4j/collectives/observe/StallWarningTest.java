@@ -1,11 +1,7 @@
 package io.verbs4j.collectives.observe;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.CommBuffer;
@@ -25,30 +21,7 @@ class StallWarningTest
     @Test
     void aLateRankIsReportedOnceAndTheCallStillCompletes()
     {
-        final List<String> warnings = new ArrayList<>();
-        final Logger logger = Logger.getLogger("io.verbs4j.collectives");
-        final Handler handler = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                synchronized (warnings)
-                {
-                    warnings.add(record.getMessage());
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        logger.addHandler(handler);
+        final LogCapture log = new LogCapture();
         try
         {
             new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
@@ -69,16 +42,14 @@ class StallWarningTest
         }
         finally
         {
-            logger.removeHandler(handler);
+            log.close();
         }
-        synchronized (warnings)
-        {
-            final long stalls = warnings.stream().filter(m -> m.contains("has waited")).count();
-            assertEquals(1, stalls, String.valueOf(warnings));
-            final String stall = warnings.stream().filter(m -> m.contains("has waited")).findFirst().orElseThrow();
-            assertTrue(stall.startsWith("verbs4j: rank 0 of 2: allReduce #"), stall);
-            assertTrue(stall.contains("for rank 1; still waiting (the operation times out after 20000 ms)"), stall);
-        }
+        final List<String> warnings = log.messages();
+        final long stalls = warnings.stream().filter(m -> m.contains("has waited")).count();
+        assertEquals(1, stalls, String.valueOf(warnings));
+        final String stall = warnings.stream().filter(m -> m.contains("has waited")).findFirst().orElseThrow();
+        assertTrue(stall.startsWith("verbs4j: rank 0 of 2: allReduce #"), stall);
+        assertTrue(stall.contains("for rank 1; still waiting (the operation times out after 20000 ms)"), stall);
     }
 
     @Test
