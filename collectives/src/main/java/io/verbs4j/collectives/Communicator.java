@@ -115,6 +115,8 @@ public final class Communicator implements AutoCloseable
         CreationReport.created(startTicks, context.debugInfo(), name(), rank(), size(), context.hostAddress(),
             transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), String.valueOf(engine.selector().model()),
             bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
+        CreationReport.warnIfOversubscribedBusyPoll(rank, context.idleSpins() >= Integer.MAX_VALUE,
+            engine.flagLinkPeers() + 1, Runtime.getRuntime().availableProcessors());
     }
 
     private static Communicator create(final CommunicatorContext context, final AddressExchange exchange)

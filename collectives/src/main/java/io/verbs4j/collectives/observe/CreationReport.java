@@ -55,6 +55,31 @@ public final class CreationReport
     }
 
     /**
+     * Warns (once per communicator and rank, at creation) when busy-polling ranks on one host outnumber the
+     * cores: each then spins through its time slice while the rank it waits for is descheduled, and a call takes
+     * milliseconds instead of microseconds (measured: 4 busy-polling ranks on 2 cores did not finish 2·10⁵ 8-byte
+     * AllReduces in 10 minutes).
+     *
+     * @param rank          this rank.
+     * @param busyPoll      whether waiting never yields.
+     * @param hostRanks     ranks of this communicator on this host that this rank knows of.
+     * @param cores         processors available to this JVM.
+     * @return whether it warned.
+     */
+    public static boolean warnIfOversubscribedBusyPoll(final int rank, final boolean busyPoll, final int hostRanks,
+        final int cores)
+    {
+        if (!busyPoll || hostRanks <= cores)
+        {
+            return false;
+        }
+        System.getLogger("io.verbs4j.collectives").log(System.Logger.Level.WARNING, "verbs4j: rank " + rank +
+            ": busy-poll with " + hostRanks + " ranks on this host and " + cores + " cores: spinning ranks take the " +
+            "cores from the ranks they wait for; use the default idle strategy (spin, then yield, then park)");
+        return true;
+    }
+
+    /**
      * The INFO text.
      *
      * @param name          communicator name.

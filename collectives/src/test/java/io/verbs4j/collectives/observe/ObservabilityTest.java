@@ -22,6 +22,7 @@ import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -194,5 +195,19 @@ class ObservabilityTest
             "verbs4j INFO   allReduce by size: 1 B..4 KiB RECURSIVE_DOUBLING; 8 KiB..1 GiB RING"), text);
         assertTrue(CreationReport.describe("solo", 0, 1, "127.0.0.1", new String[1], -1, 0, "m", b -> "RING")
             .contains("flag links: none"));
+    }
+
+    @Test
+    void busyPollWithMoreRanksThanCoresIsWarnedAbout()
+    {
+        try (LogCapture log = new LogCapture())
+        {
+            assertTrue(CreationReport.warnIfOversubscribedBusyPoll(0, true, 4, 2));
+            assertTrue(log.messages().get(0).contains("busy-poll with 4 ranks on this host and 2 cores"),
+                String.valueOf(log.messages()));
+            assertFalse(CreationReport.warnIfOversubscribedBusyPoll(0, true, 2, 2));
+            assertFalse(CreationReport.warnIfOversubscribedBusyPoll(0, false, 4, 2));
+            assertEquals(1, log.messages().size());
+        }
     }
 }
