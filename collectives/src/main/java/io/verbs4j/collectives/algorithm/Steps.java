@@ -294,6 +294,15 @@ public final class Steps
 
     private CollectiveException mismatch(final PeerLink link, final int expected)
     {
+        if (0 == link.messageLength() && expected > 0)
+        {
+            // The common case in real jobs: code on that rank threw, and try-with-resources ran close(), whose final
+            // barrier sends empty messages.
+            return waiter.failure(CollectiveException.Reason.MISMATCH, link.peer(), "rank " + link.peer() +
+                " sent an empty message where " + expected + " bytes were expected: it is in a barrier, or it is " +
+                "closing its communicator (close() runs a final barrier; a rank that closes because its code threw " +
+                "should call abort() instead, and the others then fail with 'rank " + link.peer() + " aborted')");
+        }
         return waiter.failure(CollectiveException.Reason.MISMATCH, link.peer(), "rank " + link.peer() +
             " sent a message of " + link.messageLength() + " bytes where " + expected + " were expected: the ranks " +
             "called different operations, counts, types or roots");
