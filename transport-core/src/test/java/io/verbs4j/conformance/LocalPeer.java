@@ -41,6 +41,10 @@ public final class LocalPeer implements Peer
     private int recvSize;
     private long nextRecvWrId;
     private CompletableFuture<Void> adds;
+    private volatile MixedTrafficSide mixed;
+    private volatile CompletableFuture<String> mixedRound;
+    private volatile int mixedRoundNumber;
+    private volatile boolean mixedRoundAwaited;
 
     /**
      * @param providerName provider.
@@ -231,6 +235,111 @@ public final class LocalPeer implements Peer
     }
 
     /** {@inheritDoc} */
+    public synchronized String mixedAccept(final MixedSchedule.Limits limits, final long seed, final int rounds)
+    {
+        dropConnection();
+        final MixedTrafficSide side = new MixedTrafficSide(device, pd, limits, seed, 1, rounds);
+        mixed = side;
+        final Listener l = listener;
+        accepting = CompletableFuture.supplyAsync(() ->
+        {
+            final ConnectionRequest request = l.accept(Duration.ofSeconds(30));
+            if (null == request)
+            {
+                throw new IllegalStateException("no connection request within 30 s");
+            }
+            request.accept(side.queuePair(), new byte[0]);
+            return request.privateData();
+        });
+        return side.localInfo();
+    }
+
+    /** {@inheritDoc} */
+    public synchronized void mixedRemote(final String info)
+    {
+        mixedSide().remote(info);
+    }
+
+    /** {@inheritDoc} */
+    public synchronized void mixedStart(final int round)
+    {
+        final MixedTrafficSide side = mixedSide();
+        mixedRoundNumber = round;
+        mixedRoundAwaited = false;
+        // A thread of its own: the round polls the completion queue all the time, which drives polling providers,
+        // and goes on polling (idle) until the other side asks for the result, since its round may need this side.
+        final CompletableFuture<String> result = new CompletableFuture<>();
+        mixedRound = result;
+        final Thread runner = new Thread(() ->
+        {
+            try
+            {
+                String failure = side.runRound(round);
+                while (!mixedRoundAwaited)
+                {
+                    if (null == failure)
+                    {
+                        failure = side.idlePoll();
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+                }
+                result.complete(failure);
+            }
+            catch (final Throwable ex)
+            {
+                result.complete("role 1 round " + round + ": " + ex);
+            }
+        }, "mixed-traffic-peer");
+        runner.setDaemon(true);
+        runner.start();
+    }
+
+    /** {@inheritDoc} */
+    public String mixedAwait(final long timeoutMs)
+    {
+        final CompletableFuture<String> round = mixedRound;
+        if (null == round)
+        {
+            throw new IllegalStateException("no mixed round started");
+        }
+        mixedRoundAwaited = true;
+        final String failure;
+        try
+        {
+            failure = round.get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            return "role 1 round " + mixedRoundNumber + ": not done within " + timeoutMs + " ms";
+        }
+        catch (final Exception ex)
+        {
+            return "role 1 round " + mixedRoundNumber + ": " + ex;
+        }
+        return null != failure ? failure : mixedSide().verifyIncoming(mixedRoundNumber);
+    }
+
+    /** {@inheritDoc} */
+    public synchronized long[] mixedClose()
+    {
+        final MixedTrafficSide side = mixedSide();
+        mixed = null;
+        mixedRound = null;
+        side.close();
+        return new long[] {side.operations(), side.bytesChecked()};
+    }
+
+    private MixedTrafficSide mixedSide()
+    {
+        final MixedTrafficSide side = mixed;
+        if (null == side)
+        {
+            throw new IllegalStateException("no mixed-traffic side");
+        }
+        return side;
+    }
+
+    /** {@inheritDoc} */
     public synchronized void close()
     {
         dropConnection();
@@ -243,6 +352,11 @@ public final class LocalPeer implements Peer
 
     private void dropConnection()
     {
+        if (null != mixed)
+        {
+            mixed.close();
+            mixed = null;
+        }
         if (null != qp)
         {
             qp.close();

@@ -117,6 +117,46 @@ public interface Peer extends AutoCloseable
     /** Waits for {@link #startLocalAdds} to finish. */
     void awaitLocalAdds();
 
+    /**
+     * Makes the accepting side (role 1) of the mixed two-way stress, a {@link MixedTrafficSide} with its own queue
+     * pair, completion queue and regions, and starts accepting the next connection with it in the background (finish
+     * with {@link #awaitAccepted(long)}).
+     *
+     * @param limits limits both sides use.
+     * @param seed   the run's seed.
+     * @param rounds most rounds that will run.
+     * @return the side's {@link MixedTrafficSide#localInfo()}.
+     */
+    String mixedAccept(MixedSchedule.Limits limits, long seed, int rounds);
+
+    /**
+     * @param info the connecting side's {@link MixedTrafficSide#localInfo()}.
+     */
+    void mixedRemote(String info);
+
+    /**
+     * Starts running the peer's schedule of a round in the background ({@link MixedTrafficSide#runRound(int)}).
+     *
+     * @param round the round.
+     */
+    void mixedStart(int round);
+
+    /**
+     * Waits for the round started by {@link #mixedStart(int)}, then (the caller's own round being done) checks what the
+     * caller did to the peer's memory ({@link MixedTrafficSide#verifyIncoming(int)}).
+     *
+     * @param timeoutMs longest wait.
+     * @return null if the round passed on the peer's side, else what went wrong.
+     */
+    String mixedAwait(long timeoutMs);
+
+    /**
+     * Closes the peer's mixed-traffic side.
+     *
+     * @return operations completed and payload bytes checked by the peer, over all rounds.
+     */
+    long[] mixedClose();
+
     /** Ends the peer. */
     @Override
     void close();

@@ -126,6 +126,25 @@ public final class PeerMain
             case "AWAIT_ADDS":
                 peer.awaitLocalAdds();
                 return null;
+            case "MIX_ACCEPT":
+                return peer.mixedAccept(MixedSchedule.Limits.decode(w[1]), Long.parseLong(w[2]),
+                    Integer.parseInt(w[3]));
+            case "MIX_REMOTE":
+                peer.mixedRemote(w[1]);
+                return null;
+            case "MIX_START":
+                peer.mixedStart(Integer.parseInt(w[1]));
+                return null;
+            case "MIX_AWAIT":
+            {
+                final String failure = peer.mixedAwait(Long.parseLong(w[1]));
+                return null == failure ? "PASS" : "FAIL " + failure.replace('\n', ' ');
+            }
+            case "MIX_CLOSE":
+            {
+                final long[] counts = peer.mixedClose();
+                return counts[0] + " " + counts[1];
+            }
             case "EXIT":
                 return null;
             default:

@@ -198,6 +198,38 @@ public final class RemotePeer implements Peer
     }
 
     /** {@inheritDoc} */
+    public String mixedAccept(final MixedSchedule.Limits limits, final long seed, final int rounds)
+    {
+        return call("MIX_ACCEPT " + limits.encode() + " " + seed + " " + rounds);
+    }
+
+    /** {@inheritDoc} */
+    public void mixedRemote(final String info)
+    {
+        call("MIX_REMOTE " + info);
+    }
+
+    /** {@inheritDoc} */
+    public void mixedStart(final int round)
+    {
+        call("MIX_START " + round);
+    }
+
+    /** {@inheritDoc} */
+    public String mixedAwait(final long timeoutMs)
+    {
+        final String reply = call("MIX_AWAIT " + timeoutMs);
+        return "PASS".equals(reply) ? null : reply.substring(reply.indexOf(' ') + 1);
+    }
+
+    /** {@inheritDoc} */
+    public long[] mixedClose()
+    {
+        final String[] r = call("MIX_CLOSE").split(" ");
+        return new long[] {Long.parseLong(r[0]), Long.parseLong(r[1])};
+    }
+
+    /** {@inheritDoc} */
     public void close()
     {
         if (process.isAlive())

@@ -45,21 +45,26 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  * Driver lock: the connection's state (requester, responder, decoder) and the right to write to the socket belong to
  * whoever holds it: the event loop in each of its entry points (callbacks and tasks, which spin the few
  * microseconds a poster may hold it), or a posting thread that writes its requests straight to the socket
- * ({@link TcpRequester#requestPump()}, epoll only) when nothing is queued in Netty's outbound buffer. Every close
- * that this class starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as
- * an event (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused)
- * descriptor.
+ * ({@link TcpRequester#requestPump()}, epoll only) when nothing waits to be written. Every close that this class
+ * starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as an event
+ * (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused) descriptor.
+ * <p>
+ * Order on the wire: every frame after the handshake goes through one {@link TcpOutbound}, whoever holds the lock
+ * (the event loop, a poster, or in polling mode the application thread that decodes requests and answers them), so
+ * responses and acknowledgements leave in the order the responder produced them.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
     private static final VarHandle DRIVER;
+    private static final VarHandle DRAIN_SCHEDULED;
 
     static
     {
         try
         {
             DRIVER = MethodHandles.lookup().findVarHandle(TcpConnection.class, "driver", int.class);
+            DRAIN_SCHEDULED = MethodHandles.lookup().findVarHandle(TcpConnection.class, "drainScheduled", int.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -99,13 +104,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpDirectWriter directWriter = new TcpDirectWriter();
     @SuppressWarnings("unused")
     private volatile int driver;
+    @SuppressWarnings("unused")
+    private volatile int drainScheduled;
+    private final TcpOutbound outbound = new TcpOutbound(new OutboundWire());
+    private final Runnable drainTask = this::drainLocked;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
     private final int directReadThreshold;
     private long directReadBytes;
     private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable closeTask = this::closeLocked;
-    private final Runnable ackTask = this::flushDeferredAckLocked;
     private boolean pollDriven;
     private ByteBuf pollBuffer;
     private long pollAddress;
@@ -340,11 +348,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return directWriter;
     }
 
-    /** @return true if Netty's outbound buffer holds nothing (written or not yet flushed). Any thread. */
+    /**
+     * @return true if no frame waits in the connection's ordered queue ({@link TcpOutbound}) nor in Netty's outbound
+     * buffer (written or not yet flushed): a direct write may go now. Driver lock held.
+     */
     boolean outboundEmpty()
     {
         final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
-        return null != buffer && 0 == buffer.totalPendingWriteBytes();
+        return outbound.isEmpty() && null != buffer && 0 == buffer.totalPendingWriteBytes();
     }
 
     private void enableDirectWrites()
@@ -451,28 +462,30 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return work;
     }
 
-    /** After a read on an application thread: counters, ACKs and further sends go straight to the socket. */
+    /**
+     * After a read on an application thread: counters, then ACKs and further sends, straight to the socket where
+     * nothing waits, else in order behind what waits (the responses this read produced, among others).
+     */
     private void afterPollFromApplication()
     {
         publishReceiveCounters();
-        if (!established || closed)
+        if (established && !closed)
         {
-            return;
-        }
-        if (requester.hasUnsent())
-        {
-            // A direct batch carries the deferred ACK too.
-            requester.pumpFromPoller();
-        }
-        if (responder.isAckRequested() && !requester.writeAckDirect())
-        {
-            // Netty holds queued bytes: the I/O thread writes the ACK after them.
-            ctx.executor().execute(ackTask);
+            if (requester.hasUnsent())
+            {
+                // A direct batch carries the deferred ACK too.
+                requester.pumpFromPoller();
+            }
+            if (responder.isAckRequested() && !requester.writeAckDirect())
+            {
+                // Frames wait (responses of this read, or Netty's): the ACK goes behind them.
+                responder.flushDeferredAck();
+            }
         }
         if (writtenFromApplication)
         {
             writtenFromApplication = false;
-            ctx.flush();
+            outbound.flush();
         }
     }
 
@@ -492,19 +505,57 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void flushDeferredAckLocked()
+    /** Event loop: moves the frames other threads produced into Netty, in order, and flushes. */
+    private void drainLocked()
     {
+        DRAIN_SCHEDULED.setVolatile(this, 0);
         final boolean locked = lockIo();
         try
         {
-            if (established && !closed && responder.flushDeferredAck())
-            {
-                ctx.flush();
-            }
+            outbound.flush();
         }
         finally
         {
             unlockIo(locked);
+        }
+    }
+
+    /** The connection's side of {@link TcpOutbound}: Netty on the event loop, and the task that drains the queue. */
+    private final class OutboundWire implements TcpOutbound.Wire
+    {
+        /** {@inheritDoc} */
+        public boolean inEventLoop()
+        {
+            return ctx.executor().inEventLoop();
+        }
+
+        /** {@inheritDoc} */
+        public void write(final ByteBuf frame)
+        {
+            ctx.write(frame, ctx.voidPromise());
+        }
+
+        /** {@inheritDoc} */
+        public void flush()
+        {
+            ctx.flush();
+        }
+
+        /** {@inheritDoc} */
+        public void requestDrain()
+        {
+            if (DRAIN_SCHEDULED.compareAndSet(TcpConnection.this, 0, 1))
+            {
+                try
+                {
+                    ctx.executor().execute(drainTask);
+                }
+                catch (final java.util.concurrent.RejectedExecutionException ex)
+                {
+                    // The event loop is shutting down: the channel closes and onInactive releases what waits.
+                    DRAIN_SCHEDULED.setVolatile(TcpConnection.this, 0);
+                }
+            }
         }
     }
 
@@ -565,17 +616,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return outFrame;
     }
 
-    void write(final ByteBuf buffer)
-    {
-        ctx.write(buffer, ctx.voidPromise());
-    }
-
+    /**
+     * Driver lock held: the next frame's first buffer (header, inline payload), in order through {@link TcpOutbound}.
+     *
+     * @param buffer the buffer.
+     */
     void writeFrame(final ByteBuf buffer)
     {
         counters.increment(TcpCounter.FRAMES_SENT);
         wroteSinceTick = true;
         writtenFromApplication = true;
-        ctx.write(buffer, ctx.voidPromise());
+        outbound.write(buffer);
     }
 
     void writeControl(final byte type, final long sequence, final int argument)
@@ -585,9 +636,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         writeFrame(buffer);
     }
 
+    /** Driver lock held: sends what was written (from another thread than the event loop: soon, in order). */
     void flush()
     {
-        ctx.flush();
+        outbound.flush();
     }
 
     /**
@@ -639,7 +691,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     {
         for (int i = 0; i < count; i++)
         {
-            ctx.write(pieces[i], ctx.voidPromise());
+            outbound.write(pieces[i]);
             pieces[i] = null;
         }
     }
@@ -768,7 +820,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             responder.flushAcks();
             requester.afterRead();
         }
-        ctx.flush();
+        outbound.flush();
     }
 
     private void publishReceiveCounters()
@@ -918,6 +970,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             device.removePolled(this);
         }
         sink.clear();
+        outbound.close();
         if (null != connectFuture)
         {
             connectFuture.completeExceptionally(new ConnectionException("connection to " + peer() +
@@ -1568,6 +1621,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     if (ctx.channel().isActive())
                     {
                         requester.finishPartialFrame();
+                        // What other threads produced goes first: the DISCONNECT is the last frame.
+                        outbound.drain();
                         final ByteBuf buffer = newFrame(0);
                         outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
                         counters.increment(TcpCounter.FRAMES_SENT);
@@ -1648,12 +1703,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         readSinceTick = false;
         if (established && responder.flushDeferredAck())
         {
-            ctx.flush();
+            outbound.flush();
         }
         if (!wroteSinceTick)
         {
             writeControl(FrameType.HEARTBEAT, 0, 0);
-            ctx.flush();
+            outbound.flush();
         }
         wroteSinceTick = false;
     }

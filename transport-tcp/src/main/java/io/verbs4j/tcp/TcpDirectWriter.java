@@ -13,8 +13,9 @@ import org.agrona.UnsafeApi;
 /**
  * The posting thread's way to the socket: a batch of frames (headers and inline payloads in a pre-allocated native
  * scratch area, payloads straight from pinned registered memory) gathered into one non-blocking {@code writev}
- * on the socket's file descriptor. Used only while holding the connection's driver lock and only when nothing is
- * queued in Netty's outbound buffer, so frames never interleave with the I/O thread's.
+ * on the socket's file descriptor. Used only while holding the connection's driver lock and only when nothing waits
+ * in the connection's ordered queue ({@link TcpOutbound}) or in Netty's outbound buffer, so frames never interleave
+ * with the I/O thread's; the rest of a frame the socket took only in part goes into that queue at once.
  * <p>
  * Pre-allocated, so a batch costs no allocation; one instance per connection.
  */

@@ -27,9 +27,10 @@ import org.agrona.UnsafeApi;
  * <p>
  * Threading: {@link #requestPump()} from the posting thread; everything else on the connection's event loop. All
  * state is guarded by the connection's driver lock: the posting thread takes it (try-lock, never waits) to write
- * its requests straight to the socket when nothing is queued in Netty (the fast path: no thread hop, no wake-up);
- * otherwise, or when the socket takes only part of a batch, it leaves the rest to the event loop. A frame the socket
- * took only in part is finished by the event loop before anything else ({@link #finishPartialFrame()}).
+ * its requests straight to the socket when nothing waits in the connection's ordered queue ({@link TcpOutbound}) or
+ * in Netty (the fast path: no thread hop, no wake-up); otherwise, or when the socket takes only part of a batch, it
+ * leaves the rest to the event loop. The rest of a frame the socket took only in part goes into the ordered queue at
+ * once ({@link #finishPartialFrame()}), ahead of anything written later.
  */
 final class TcpRequester implements Runnable
 {
@@ -310,6 +311,12 @@ final class TcpRequester implements Runnable
             {
                 connection.wroteDirect();
             }
+            if (hasPartial())
+            {
+                // The rest of the half-written frame goes first into the ordered queue (nothing waits there: this
+                // batch went direct), so no other writer's frame can come between its two halves.
+                finishPartialFrame();
+            }
             if (complete)
             {
                 nextTransmit = pos;
@@ -392,21 +399,22 @@ final class TcpRequester implements Runnable
     }
 
     /**
-     * Event loop, driver lock held: finishes the frame a poster's direct write left half-written, so that the next
-     * bytes on the wire start a frame.
+     * Driver lock held, right after a direct write that the socket took only in part: hands the rest of that frame to
+     * the connection's ordered queue ({@link TcpOutbound}), so that the next bytes on the wire after it start a frame.
      */
     void finishPartialFrame()
     {
         if (partialAck >= 0)
         {
+            final long ack = partialAck;
             final ByteBuf buffer = connection.newFrame(0);
-            connection.outFrame().encode(FrameType.ACK, 0, 0, partialAck, 0, 0, 0);
+            connection.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
             buffer.skipBytes((int)partialSkip);
-            connection.writeFrame(buffer);
-            connection.flush();
-            responder.ackSent(partialAck);
             partialAck = -1;
             partialSkip = 0;
+            connection.writeFrame(buffer);
+            connection.flush();
+            responder.ackSent(ack);
             return;
         }
         final long pos = partialPosition;
@@ -497,7 +505,7 @@ final class TcpRequester implements Runnable
         {
             partialAck = ack;
             partialSkip = written;
-            schedulePump();
+            finishPartialFrame();
             return true;
         }
         counters.increment(TcpCounter.FRAMES_SENT);

@@ -1,0 +1,21 @@
+package io.verbs4j.shm.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+
+/** The mixed two-way stress over shm without progress agents: only completion-queue polling drives each device. */
+class ShmInvokerMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "shm";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return Map.of("verbs4j.progress.thread", "false");
+    }
+}

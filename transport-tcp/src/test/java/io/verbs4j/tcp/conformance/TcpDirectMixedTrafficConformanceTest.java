@@ -1,0 +1,24 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+
+/**
+ * The mixed two-way stress over tcp in event mode with direct writes on: posting threads write requests (and the
+ * deferred ACKs riding along) straight to the socket while the I/O thread writes responses.
+ */
+class TcpDirectMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return Map.of("verbs4j.tcp.direct.write", "true");
+    }
+}

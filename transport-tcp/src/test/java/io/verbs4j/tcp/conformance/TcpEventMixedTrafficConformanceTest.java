@@ -1,0 +1,21 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+
+/** The mixed two-way stress over tcp in the default mode (epoll here, event-driven I/O threads). */
+class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return Map.of();
+    }
+}

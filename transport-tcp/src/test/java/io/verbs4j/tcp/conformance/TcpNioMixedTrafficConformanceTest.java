@@ -1,0 +1,21 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+
+/** The mixed two-way stress over tcp with NIO sockets (no direct reads or writes, no polling mode). */
+class TcpNioMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return Map.of("verbs4j.tcp.transport", "nio");
+    }
+}

@@ -1,0 +1,24 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+
+/**
+ * The mixed two-way stress over tcp in polling mode: completion-queue polling reads the sockets (and the I/O thread's
+ * backstop too), so two threads produce each connection's responses and acknowledgements.
+ */
+class TcpPollMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return Map.of("verbs4j.tcp.mode", "poll");
+    }
+}

@@ -1,0 +1,28 @@
+package io.verbs4j.tcp.conformance;
+
+import java.util.Map;
+
+import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
+import org.junit.jupiter.api.AfterAll;
+
+/** The mixed two-way stress over tcp with TLS on both sides: every frame goes through the SslHandler. */
+class TcpTlsMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
+{
+    @Override
+    protected String providerName()
+    {
+        return "tcp";
+    }
+
+    @Override
+    protected Map<String, String> deviceProperties()
+    {
+        return TlsConformanceStores.properties();
+    }
+
+    @AfterAll
+    static void deleteStores()
+    {
+        TlsConformanceStores.delete();
+    }
+}
