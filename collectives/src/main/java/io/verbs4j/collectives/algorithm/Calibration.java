@@ -54,12 +54,14 @@ public final class Calibration
     private static final int TOKEN_BYTES = 8;
     private static final long MORE = 1;
     private static final long LAST = 0;
+    private static final long LAST_CAPPED = 2;
 
     private final Steps steps;
     private final int size;
     private final boolean initiator;
     private final PeerLink left;
     private final PeerLink right;
+    private boolean warmupCapped;
 
     /**
      * @param steps primitives.
@@ -113,15 +115,17 @@ public final class Calibration
         final CostModel defaults = new CostModel(UnsafeApi.getDouble(base + 24), UnsafeApi.getDouble(base + 32),
             UnsafeApi.getDouble(base + 40), false);
         // every rank forwarded the same warm-up laps, so the note is the same everywhere too
-        final String method = String.format(Locale.ROOT, "warm-up %d token laps, alpha min of %d round medians " +
-            "(%d laps each), beta of %d (%d laps)", warmupLaps, LATENCY_ROUNDS, LATENCY_LAPS, BW_ROUNDS, BW_LAPS);
+        final String method = String.format(Locale.ROOT, "warm-up %d token laps%s, alpha min of %d round medians " +
+            "(%d laps each), beta of %d (%d laps)", warmupLaps, warmupCapped ? " (cut at 1 s: a slow or loaded " +
+            "machine)" : "", LATENCY_ROUNDS, LATENCY_LAPS, BW_ROUNDS, BW_LAPS);
         return PlausibleModel.of(UnsafeApi.getDouble(base), UnsafeApi.getDouble(base + 8),
             UnsafeApi.getDouble(base + 16), defaults, method);
     }
 
     /**
-     * Token laps until the initiator has seen enough (laps and time) or the cap: it writes MORE or LAST into the
-     * token, the others read it after receiving, so all stop after the same lap.
+     * Token laps until the initiator has seen enough (laps and time) or the cap: it writes MORE, LAST or LAST_CAPPED
+     * into the token, the others read it after receiving, so all stop after the same lap and know whether the cap
+     * ended it.
      *
      * @return laps run.
      */
@@ -136,7 +140,7 @@ public final class Calibration
             {
                 final long elapsedNs = System.nanoTime() - startNs;
                 final boolean enough = laps + 1 >= WARMUP_MIN_LAPS && elapsedNs >= WARMUP_MIN_NS;
-                flag = enough || elapsedNs >= WARMUP_CAP_NS ? LAST : MORE;
+                flag = enough ? LAST : (elapsedNs >= WARMUP_CAP_NS ? LAST_CAPPED : MORE);
                 UnsafeApi.putLong(base, flag);
                 steps.send(right, buffer, 0, TOKEN_BYTES);
                 steps.recvCopy(left, buffer, 0, TOKEN_BYTES);
@@ -149,6 +153,7 @@ public final class Calibration
             }
             laps++;
         }
+        warmupCapped = LAST_CAPPED == flag;
         return laps;
     }
 

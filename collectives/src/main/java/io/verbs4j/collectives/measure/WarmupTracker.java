@@ -14,9 +14,9 @@ package io.verbs4j.collectives.measure;
  * WarmupResult r = tracker.result();
  * }</pre>
  * Window length: the first window is {@link #FIRST_WINDOW_CALLS} calls; each next one is sized from the last
- * per-call time to last about {@link WarmupPolicy#windowNs()}, growing at most {@link #MAX_GROWTH} times per window
- * (a first, cold window overestimates the per-call time; a sudden jump must not make a window overshoot the cap by
- * much).
+ * per-call time to last about {@link WarmupPolicy#windowNs()} (and not past the cap), growing at most
+ * {@link #MAX_GROWTH} times per window (a first, cold window overestimates the per-call time; a sudden jump must not
+ * make a window overshoot the cap by much). A machine that slows down during a window can still overshoot it.
  */
 public final class WarmupTracker
 {
@@ -91,7 +91,9 @@ public final class WarmupTracker
             return 0;
         }
         final double perCall = Math.max(1.0, lastNsPerCall);
-        final long wanted = (long)Math.ceil(policy.windowNs() / perCall);
+        // no longer than the target, nor than what is left before the cap (at the last per-call time)
+        final double targetNs = Math.min(policy.windowNs(), policy.capNs() - sinceStartNs);
+        final long wanted = (long)Math.ceil(targetNs / perCall);
         return Math.max(1, Math.min(MAX_WINDOW_CALLS, Math.min(wanted, windowCalls * MAX_GROWTH)));
     }
 

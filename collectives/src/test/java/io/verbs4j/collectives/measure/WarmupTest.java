@@ -87,7 +87,7 @@ class WarmupTest
         final AtomicReferenceArray<WarmupResult> results = new AtomicReferenceArray<>(ranks);
         // a short policy: the point is the agreement, not the figures
         final WarmupPolicy policy = WarmupPolicy.untilStable().withMinCalls(200).withMinTimeNs(20_000_000L)
-            .withCapNs(300_000_000L).withWindowNs(2_000_000L).withStability(3, 0.5);
+            .withCapNs(2_000_000_000L).withWindowNs(2_000_000L).withStability(3, 0.5);
         new ThreadCluster(ranks, Duration.ofSeconds(50)).run((rank, size, store) ->
         {
             try (Communicator comm = Communicator.create(new CommunicatorContext().rank(rank).size(size)
@@ -112,6 +112,8 @@ class WarmupTest
             assertEquals(results.get(0).windows(), results.get(rank).windows());
             assertEquals(results.get(0).outcome(), results.get(rank).outcome());
         }
-        assertTrue(results.get(0).calls() >= 200, results.get(0)::describe);
+        // the cap wins over the least call count (on a loaded machine it may end the warm-up first)
+        final WarmupResult r = results.get(0);
+        assertTrue(r.stable() ? r.calls() >= 200 : r.elapsedNs() >= 2_000_000_000L, r::describe);
     }
 }
