@@ -53,6 +53,10 @@ import java.util.concurrent.atomic.AtomicLong;
         "1 (broadcast, reduce, sendrecv). time = per call, averaged over -n calls on each rank, then the mean over",
         "ranks (-a 1, nccl-tests' default; -a 3 = the slowest rank's). Out-of-place of broadcast and in-place of",
         "barrier do not exist in the API: N/A.",
+        "",
+        "Steady state by default: each size and placement warms up just before its row, for at least -w calls and",
+        "0.25 s, then until 3 consecutive windows agree within 5%% (at most 3 s); the header says how, the footer",
+        "which rows hit the cap. --warmup-exact makes -w an exact count.",
         "" },
     footer = {
         "",
@@ -127,10 +131,16 @@ public final class CollCommand implements Callable<Integer>
         description = "Root of broadcast, reduce, gather, scatter, or all (default: ${DEFAULT-VALUE}).")
     private String root;
 
-    @Option(names = { "-w", "--warmup_iters" }, paramLabel = "N", defaultValue = "20",
-        description = "Untimed calls per size and placement, all sizes before the first row (default: " +
-            "${DEFAULT-VALUE}; nccl-tests: 5, more here for the JIT).")
-    private int warmup;
+    @Option(names = { "-w", "--warmup_iters" }, paramLabel = "N", defaultValue = "5000",
+        description = "Least untimed calls per size and placement, run just before its row (default: " +
+            "${DEFAULT-VALUE}). The warm-up then goes on until it has lasted 0.25 s and 3 consecutive windows of " +
+            "calls agree within 5%%, capped at 3 s per size: a JIT compiles the path at an unknown point.")
+    private long warmup;
+
+    @Option(names = "--warmup-exact",
+        description = "Exactly -w calls of warm-up per size and placement: no time minimum, no stability rule " +
+            "(nccl-tests' -w; rows may be measured before the steady state).")
+    private boolean warmupExact;
 
     @Option(names = { "-n", "--iters" }, paramLabel = "N", defaultValue = "100",
         description = "Timed calls per size and placement (default: ${DEFAULT-VALUE}; nccl-tests: 20).")
@@ -343,6 +353,7 @@ public final class CollCommand implements Callable<Integer>
             throw usage("-w must be >= 0 and -n >= 1");
         }
         s.warmup = warmup;
+        s.warmupExact = warmupExact;
         s.iters = iters;
         if (blocking && async)
         {

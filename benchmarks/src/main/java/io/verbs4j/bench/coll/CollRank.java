@@ -7,6 +7,9 @@ import io.verbs4j.collectives.CollectiveHandle;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.algorithm.ChoiceTable;
+import io.verbs4j.collectives.measure.Warmup;
+import io.verbs4j.collectives.measure.WarmupResult;
 import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
@@ -27,8 +30,10 @@ import java.util.function.LongUnaryOperator;
  * the communicator, allocates a send and a receive region of the largest size (registered: zero copy, like device
  * buffers in nccl-tests) and, for each type, operator and root:
  * <ol>
- *   <li>warm-up: {@code -w} calls per size and placement, for all sizes first (as nccl-tests);</li>
- *   <li>per size and placement: barrier, {@code -n} timed calls (blocking, or non-blocking issued in windows of
+ *   <li>per size and placement, just before its row: warm-up ({@link CollSettings#warmupPolicy()}: until the
+ *       per-call time is stable, at least {@code -w} calls; or exactly {@code -w} calls with {@code --warmup-exact}),
+ *       rank 0 deciding for all ranks ({@link Warmup}), so no row is measured before its own warm-up ended;</li>
+ *   <li>then barrier, {@code -n} timed calls (blocking, or non-blocking issued in windows of
  *       {@link #ASYNC_WINDOW} and awaited), this rank's mean time per call; the ranks all-gather their means and
  *       the time column is their mean ({@code -a 1}, nccl-tests' default), min (2), max (3) or rank 0's (0);</li>
  *   <li>with {@code -c 1}: outputs poisoned, inputs filled with {@link DataPattern}, one more call, every rank
@@ -63,6 +68,8 @@ public final class CollRank
     private double busBwSum;
     private int busBwCount;
     private final Duration awaitTimeout;
+    private Warmup warmup;
+    private final WarmupSummary warmups = new WarmupSummary();
 
     private CollRank(final CollSettings settings, final int rank, final int size, final PrintWriter out)
     {
@@ -112,6 +119,7 @@ public final class CollRank
         try (Communicator c = Communicator.create(context))
         {
             comm = c;
+            warmup = Warmup.over(comm, s.warmupPolicy());
             sendRegion = comm.allocate(regionBytes);
             recvRegion = comm.allocate(regionBytes);
             final long[] pid = {ProcessHandle.current().pid()};
@@ -132,6 +140,7 @@ public final class CollRank
                     busBwSum = 0;
                     busBwCount = 0;
                     wrongTotal = 0;
+                    warmups.reset();
                     if (null != out)
                     {
                         header(context);
@@ -191,22 +200,6 @@ public final class CollRank
         for (final long size : s.sweep(coll))
         {
             final long count = coll.count(size, es, n);
-            for (final boolean inPlace : new boolean[] {false, true})
-            {
-                if (supported(inPlace))
-                {
-                    final Layout layout = layout(inPlace, count, es, root);
-                    for (int i = 0; i < s.warmup; i++)
-                    {
-                        call(layout, count, type, op, root);
-                    }
-                    drain();
-                }
-            }
-        }
-        for (final long size : s.sweep(coll))
-        {
-            final long count = coll.count(size, es, n);
             final StringBuilder row = new StringBuilder(NcclTestsFormat.preamble(
                 coll.sizeBytes(count, es, n), count, CollNames.ncclName(type),
                 null == op ? "none" : CollNames.opName(op), root));
@@ -237,6 +230,15 @@ public final class CollRank
     {
         final int es = type.sizeBytes();
         final Layout layout = layout(inPlace, count, es, root);
+        final WarmupResult warm = warmup.run(calls ->
+        {
+            for (long i = 0; i < calls; i++)
+            {
+                call(layout, count, type, op, root);
+            }
+            drain();
+        });
+        warmups.note(warm, coll.sizeBytes(count, es, n), inPlace);
         comm.barrier();
         final long startNs = System.nanoTime();
         for (int i = 0; i < s.iters; i++)
@@ -282,7 +284,7 @@ public final class CollRank
         busBwCount++;
         if (null != json)
         {
-            json(inPlace, count, type, op, root, timeUs, mean, min, max, algBw, busBw, wrong);
+            json(inPlace, count, type, op, root, timeUs, mean, min, max, algBw, busBw, wrong, warm);
         }
         return NcclTestsFormat.body(timeUs, algBw, busBw, wrong);
     }
@@ -578,6 +580,15 @@ public final class CollRank
         {
             out.println("# sendrecv has no non-blocking form: blocking calls");
         }
+        out.println("# Warm-up: " + s.warmupPolicy().describe() + ", just before each size and placement" +
+            (s.warmupExact ? " (--warmup-exact)" : "; rank 0 decides for all ranks"));
+        out.println("# Cost model: " + comm.costModel());
+        if (Collective.ALLREDUCE == coll)
+        {
+            out.println("# AllReduce choice (" + CollNames.algorithmName(s.algorithm) + ", " + n + " ranks): " +
+                ChoiceTable.of(bytes -> comm.allReduceAlgorithm(bytes, Algorithm.AUTO), CollSettings.MAX_BYTES)
+                    .format(CollNames::algorithmName));
+        }
         out.println("#");
         for (final String line : NcclTestsFormat.columnHeader())
         {
@@ -590,6 +601,10 @@ public final class CollRank
     {
         for (final String line : NcclTestsFormat.footer(wrongTotal, busBwCount > 0 ? busBwSum / busBwCount : 0))
         {
+            if ("#".equals(line))
+            {
+                out.println(warmups.line(s.warmupExact));
+            }
             if ("#".equals(line) && Collective.ALLREDUCE == coll)
             {
                 out.println("# AllReduce algorithm by size (" + CollNames.algorithmName(s.algorithm) + "): " +
@@ -642,18 +657,20 @@ public final class CollRank
 
     private void json(final boolean inPlace, final long count, final DataType type, final ReduceOp op, final int root,
         final double timeUs, final double mean, final double min, final double max, final double algBw,
-        final double busBw, final long wrong)
+        final double busBw, final long wrong, final WarmupResult warm)
     {
         final int es = type.sizeBytes();
         json.printf(Locale.ROOT, "{\"collective\":\"%s\",\"ranks\":%d,\"launch\":\"%s\",\"transport\":\"%s\"," +
                 "\"algo\":\"%s\",\"mode\":\"%s\",\"busy_poll\":%b,\"placement\":\"%s\",\"size_bytes\":%d," +
-                "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"iters\":%d," +
+                "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"warmup_exact\":%b," +
+                "\"warmup_calls\":%d,\"warmup_s\":%s,\"warmup_outcome\":\"%s\",\"iters\":%d," +
                 "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
                 "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
             coll.label(), n, s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes", s.transport,
             CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != coll ? "async" : "blocking",
             s.busyPoll, inPlace ? "in-place" : "out-of-place", coll.sizeBytes(count, es, n), count,
-            type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup, s.iters,
+            type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup,
+            s.warmupExact, warm.calls(), num(warm.elapsedNs() / 1e9), warm.outcome(), s.iters,
             averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]), num(algBw),
             num(busBw), wrong < 0 ? "null" : Long.toString(wrong));
         json.flush();

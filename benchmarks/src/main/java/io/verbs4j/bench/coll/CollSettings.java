@@ -1,6 +1,7 @@
 package io.verbs4j.bench.coll;
 
 import io.verbs4j.collectives.Algorithm;
+import io.verbs4j.collectives.measure.WarmupPolicy;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 
@@ -41,8 +42,10 @@ public final class CollSettings
     public List<ReduceOp> ops = List.of(ReduceOp.SUM);
     /** {@code -r}; -1: every rank in turn. */
     public int root;
-    /** {@code -w}. */
-    public int warmup = 20;
+    /** {@code -w}: least warm-up calls per size and placement (the exact count with {@link #warmupExact}). */
+    public long warmup = WarmupPolicy.DEFAULT_MIN_CALLS;
+    /** {@code --warmup-exact}: exactly {@link #warmup} calls, no time minimum, no stability rule. */
+    public boolean warmupExact;
     /** {@code -n}. */
     public int iters = 100;
     /** {@code --threads}: ranks as threads of this JVM instead of processes. */
@@ -94,6 +97,15 @@ public final class CollSettings
             }
         }
         return sweep;
+    }
+
+    /**
+     * @return the warm-up every size and placement gets: until stable with at least {@link #warmup} calls, or
+     * exactly {@link #warmup} calls.
+     */
+    public WarmupPolicy warmupPolicy()
+    {
+        return warmupExact ? WarmupPolicy.exactly(warmup) : WarmupPolicy.untilStable().withMinCalls(warmup);
     }
 
     /**
@@ -208,6 +220,10 @@ public final class CollSettings
         args.add("-r");
         args.add(root < 0 ? "all" : Integer.toString(root));
         add(args, "-w", warmup);
+        if (warmupExact)
+        {
+            args.add("--warmup-exact");
+        }
         add(args, "-n", iters);
         args.add(async ? "--async" : "--blocking");
         add(args, "-c", check ? 1 : 0);

@@ -6,6 +6,8 @@ import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.measure.WarmupPolicy;
+import io.verbs4j.collectives.measure.WarmupResult;
 import io.verbs4j.collectives.rendezvous.InMemoryStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
@@ -33,6 +35,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * benchmark thread is rank 0; rank 1 is a mirror thread that issues the same call in a loop. Run with
  * {@code -prof gc}: the target is {@code gc.alloc.rate.norm} ≈ 0 B/op (it counts every thread of the fork: both ranks,
  * the shm devices' threads).
+ * <p>
+ * Steady state: before JMH's own warm-up iterations, both ranks run
+ * {@link io.verbs4j.collectives.measure.Warmup} with
+ * {@link WarmupPolicy#untilStable()} in the trial set-up (rank 0 decides, rank 1 follows, so they leave it after the
+ * same call); the fork's output shows how it ended ({@code # verbs4j warm-up: ...}). JMH's time-based warm-up
+ * iterations alone do not say whether the per-call time has settled.
  * <p>
  * Stopping the mirror: element 0 of the buffers is 0 during the run; at tear-down rank 0 contributes
  * {@link #STOP} there and makes one more call, so both ranks see the marker in the result after the same number of
@@ -95,6 +103,23 @@ public class CollectivesBenchmark
         region.setMemory(0, size, (byte)0);
         buffer = CommBuffer.of(region);
         mirrorReady.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        final WarmupResult warm = warmUp(comm, buffer);
+        System.out.println("# verbs4j warm-up: " + WarmupPolicy.untilStable().describe() + ": " + warm.describe());
+    }
+
+    /**
+     * Runs the steady-state warm-up of this size on one rank (both ranks call it, rank 0 decides). Qualified name:
+     * JMH's {@code @Warmup} is imported.
+     */
+    private WarmupResult warmUp(final Communicator c, final CommBuffer b)
+    {
+        return io.verbs4j.collectives.measure.Warmup.over(c, WarmupPolicy.untilStable()).run(calls ->
+        {
+            for (long i = 0; i < calls; i++)
+            {
+                c.allReduce(b, b, count, DataType.FLOAT32, ReduceOp.SUM);
+            }
+        });
     }
 
     private CommunicatorContext context(final int rank)
@@ -116,6 +141,7 @@ public class CollectivesBenchmark
             r.setMemory(0, size, (byte)0);
             final CommBuffer b = CommBuffer.of(r);
             ready.complete(null);
+            warmUp(c, b);
             do
             {
                 c.allReduce(b, b, count, DataType.FLOAT32, ReduceOp.SUM);

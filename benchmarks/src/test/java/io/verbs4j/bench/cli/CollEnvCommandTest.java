@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CollEnvCommandTest
 {
     private static final List<String> TINY = List.of("coll", "allreduce", "--env", "-b", "8", "-e", "64", "-f", "8",
-        "-w", "2", "-n", "5", "--timeout", "30");
+        "-w", "2", "--warmup-exact", "-n", "5", "--timeout", "30");
 
     @Test
     void shouldNameTheMissingVariable() throws Exception

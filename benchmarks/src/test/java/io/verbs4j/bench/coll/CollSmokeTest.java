@@ -29,7 +29,7 @@ class CollSmokeTest
     void shouldRunEveryCollectiveOnThreads()
     {
         final String text = run(0, "coll", "all", "-g", "2", "--threads", "-b", "8", "-e", "4K", "-f", "8", "-w",
-            "1", "-n", "2", "-c", "1");
+            "1", "--warmup-exact", "-n", "2", "-c", "1");
         assertEquals(COLLECTIVES, count(text, "# Out of bounds values : 0 OK"), text);
         assertTrue(text.contains("#       size         count      type   redop    root     time   algbw   busbw " +
             "#wrong     time   algbw   busbw #wrong"), text);
@@ -41,7 +41,7 @@ class CollSmokeTest
     void shouldRunEveryCollectiveNonBlocking()
     {
         final String text = run(0, "coll", "all", "-g", "2", "--threads", "--async", "-b", "64", "-e", "64K", "-f",
-            "32", "-w", "1", "-n", "70");
+            "32", "-w", "1", "--warmup-exact", "-n", "70");
         assertEquals(COLLECTIVES, count(text, "# Out of bounds values : 0 OK"), text);
         assertTrue(text.contains("mode: async"), text);
     }
@@ -51,7 +51,8 @@ class CollSmokeTest
     void shouldRunEveryTypeAndOperatorOnThreeRanks()
     {
         final String text = run(0, "coll", "allreduce,reducescatter,reduce", "-g", "3", "--threads", "-b", "96",
-            "-e", "96", "-d", "all", "-o", "all", "-r", "all", "-w", "0", "-n", "1", "--algo", "ring");
+            "-e", "96", "-d", "all", "-o", "all", "-r", "all", "-w", "0", "--warmup-exact", "-n", "1",
+            "--algo", "ring");
         assertEquals(3, count(text, "# Out of bounds values : 0 OK"), text);
         assertTrue(text.contains("bfloat16     avg") && text.contains("    int8     xor"), text);
     }
@@ -61,8 +62,8 @@ class CollSmokeTest
     void shouldRunEveryCollectiveInProcessesAndWriteJson(@TempDir final Path dir) throws Exception
     {
         final Path json = dir.resolve("rows.json");
-        final String text = run(0, "coll", "all", "-g", "2", "-b", "8", "-e", "1K", "-f", "128", "-w", "1", "-n",
-            "2", "--json", json.toString());
+        final String text = run(0, "coll", "all", "-g", "2", "-b", "8", "-e", "1K", "-f", "128", "-w", "1",
+            "--warmup-exact", "-n", "2", "--json", json.toString());
         assertEquals(COLLECTIVES, count(text, "# Out of bounds values : 0 OK"), text);
         assertTrue(text.contains("(processes)"), text);
         final List<String> rows = Files.readAllLines(json);
@@ -71,6 +72,48 @@ class CollSmokeTest
         assertTrue(rows.get(0).startsWith("{\"collective\":\"allreduce\",\"ranks\":2,\"launch\":\"processes\""),
             rows.get(0));
         assertTrue(rows.get(0).endsWith(",\"wrong\":0}"), rows.get(0));
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldWarmUpUntilStableByDefaultWithMinusWAsTheLeastCallCount(@TempDir final Path dir) throws Exception
+    {
+        final Path json = dir.resolve("rows.json");
+        final String text = run(0, "coll", "allreduce", "-g", "2", "--threads", "--sizes", "8,64", "-w", "300",
+            "-n", "20", "--json", json.toString());
+        assertTrue(text.contains("# Warm-up: until stable (>= 0.25 s and >= 300 calls per size, 3 windows within " +
+            "5%, cap 3 s), just before each size and placement"), text);
+        assertTrue(text.contains("# Cost model: CostModel{"), text);
+        assertTrue(text.contains("# AllReduce choice (auto, 2 ranks): 1 B-"), text);
+        assertTrue(text.contains("# Warm-up: ") && text.contains(" of 4 placements reached a stable time; "), text);
+        final List<String> rows = Files.readAllLines(json);
+        assertEquals(4, rows.size(), rows::toString);
+        for (final String row : rows)
+        {
+            assertTrue(row.contains("\"warmup\":300,\"warmup_exact\":false,\"warmup_calls\":"), row);
+            final long calls = Long.parseLong(row.replaceAll(".*\"warmup_calls\":(\\d+),.*", "$1"));
+            final double seconds = Double.parseDouble(row.replaceAll(".*\"warmup_s\":([0-9.Ee-]+),.*", "$1"));
+            assertTrue(calls >= 300, row);
+            assertTrue(seconds >= 0.25, row);
+            assertTrue(row.matches(".*\"warmup_outcome\":\"(stable|capped)\".*"), row);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldWarmUpExactlyWithWarmupExact(@TempDir final Path dir) throws Exception
+    {
+        final Path json = dir.resolve("rows.json");
+        final String text = run(0, "coll", "allreduce", "-g", "2", "--threads", "--sizes", "8", "-w", "7",
+            "--warmup-exact", "-n", "3", "--json", json.toString());
+        assertTrue(text.contains("# Warm-up: exactly 7 calls per size (no time minimum, no stability check), just " +
+            "before each size and placement (--warmup-exact)"), text);
+        assertTrue(text.contains("# Warm-up: exact, 7-7 calls"), text);
+        for (final String row : Files.readAllLines(json))
+        {
+            assertTrue(row.contains("\"warmup\":7,\"warmup_exact\":true,\"warmup_calls\":7,"), row);
+            assertTrue(row.contains("\"warmup_outcome\":\"exact\""), row);
+        }
     }
 
     @Test

@@ -13,6 +13,7 @@ public final class CostModel
     private final double betaNsPerByte;
     private final double gammaNsPerByte;
     private final boolean measured;
+    private final String note;
 
     /**
      * @param alphaNs        per-hop latency.
@@ -23,10 +24,24 @@ public final class CostModel
     public CostModel(final double alphaNs, final double betaNsPerByte, final double gammaNsPerByte,
         final boolean measured)
     {
+        this(alphaNs, betaNsPerByte, gammaNsPerByte, measured, "");
+    }
+
+    /**
+     * @param alphaNs        per-hop latency.
+     * @param betaNsPerByte  per-byte link time.
+     * @param gammaNsPerByte per-byte reduction time.
+     * @param measured       whether calibrated.
+     * @param note           how the figures were obtained (which were replaced by defaults and why); may be empty.
+     */
+    public CostModel(final double alphaNs, final double betaNsPerByte, final double gammaNsPerByte,
+        final boolean measured, final String note)
+    {
         this.alphaNs = alphaNs;
         this.betaNsPerByte = betaNsPerByte;
         this.gammaNsPerByte = gammaNsPerByte;
         this.measured = measured;
+        this.note = null == note ? "" : note;
     }
 
     /**
@@ -39,9 +54,9 @@ public final class CostModel
     {
         if ("shm".equals(transport))
         {
-            return new CostModel(2_000, 1.0 / 5.0, 1.0 / 4.0, false);
+            return new CostModel(2_000, 1.0 / 5.0, 1.0 / 4.0, false, "built-in figures of shm");
         }
-        return new CostModel(20_000, 1.0 / 2.0, 1.0 / 4.0, false);
+        return new CostModel(20_000, 1.0 / 2.0, 1.0 / 4.0, false, "built-in figures of " + transport);
     }
 
     /** @return per-hop latency, ns. */
@@ -66,6 +81,12 @@ public final class CostModel
     public boolean measured()
     {
         return measured;
+    }
+
+    /** @return how the figures were obtained, e.g. the calibration method and any figure replaced by a default. */
+    public String note()
+    {
+        return note;
     }
 
     /**
@@ -142,8 +163,9 @@ public final class CostModel
     /** {@inheritDoc} */
     public String toString()
     {
-        return String.format("CostModel{alpha=%.0f ns, beta=%.3f ns/B (%.2f GB/s), gamma=%.3f ns/B, %s}",
+        return String.format(java.util.Locale.ROOT,
+            "CostModel{alpha=%.0f ns, beta=%.3f ns/B (%.2f GB/s), gamma=%.3f ns/B, %s%s}",
             alphaNs, betaNsPerByte, 1.0 / Math.max(1e-9, betaNsPerByte), gammaNsPerByte,
-            measured ? "measured" : "defaults");
+            measured ? "measured" : "defaults", note.isEmpty() ? "" : ": " + note);
     }
 }

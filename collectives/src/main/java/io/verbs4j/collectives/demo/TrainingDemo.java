@@ -5,11 +5,16 @@ import java.time.Duration;
 import java.util.Random;
 
 import io.verbs4j.MemoryRegion;
+import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.algorithm.ChoiceTable;
 import io.verbs4j.collectives.launch.ClusterResult;
 import io.verbs4j.collectives.launch.LoopbackCluster;
+import io.verbs4j.collectives.measure.Warmup;
+import io.verbs4j.collectives.measure.WarmupPolicy;
+import io.verbs4j.collectives.measure.WarmupResult;
 import io.verbs4j.collectives.rendezvous.FileStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
@@ -19,9 +24,11 @@ import io.verbs4j.collectives.types.ReduceOp;
  * {@link LoopbackCluster} on this machine (no external service: a FileStore in a temporary directory does the
  * rendezvous). Each step every rank computes the gradient of its shard and the ranks average it with one AllReduce
  * (the DDP pattern); the loss per epoch is an AllReduce too. At the end the ranks all-gather their weights and check
- * that they agree bit for bit, then rank 0 prints an AllReduce timing table by size.
+ * that they agree bit for bit, then rank 0 prints an AllReduce timing table by size: each size warms up until its
+ * per-call time is stable ({@link WarmupPolicy#untilStable()}) before it is timed, and the header shows the cost
+ * model and the algorithm it picks per size range.
  * <pre>
- *   java -cp collectives.jar:... io.verbs4j.collectives.demo.TrainingDemo [ranks] [transport]
+ *   java -cp collectives.jar:... io.verbs4j.collectives.demo.TrainingDemo [ranks] [transport] [exact warm-up calls]
  * </pre>
  * With RANK set in the environment it runs as one rank (that is how the launcher starts its children).
  */
@@ -38,25 +45,29 @@ public final class TrainingDemo
     }
 
     /**
-     * @param args optional: number of ranks (default 4), transport (default: chosen per peer).
+     * @param args optional: number of ranks (default 4), transport (default: chosen per peer), an exact number of
+     *             warm-up calls per size of the timing table (default or empty: until stable).
      */
     public static void main(final String[] args)
     {
+        final String warmup = args.length > 2 ? args[2] : "";
+        final WarmupPolicy policy = warmup.isEmpty() ? WarmupPolicy.untilStable() :
+            WarmupPolicy.exactly(Long.parseLong(warmup));
         if (null != System.getenv(LoopbackCluster.RANK_ENV))
         {
-            System.exit(rank(args.length > 1 ? args[1] : ""));
+            System.exit(rank(args.length > 1 ? args[1] : "", policy));
         }
         final int ranks = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         final String transport = args.length > 1 ? args[1] : "";
         System.out.println("verbs4j collectives demo: logistic regression, " + ranks + " processes, " +
             FEATURES + " features, " + SAMPLES_PER_RANK + " samples per rank, gradient AllReduce every step");
         final ClusterResult result = new LoopbackCluster(ranks).timeout(Duration.ofMinutes(5))
-            .run(TrainingDemo.class.getName(), String.valueOf(ranks), transport);
+            .run(TrainingDemo.class.getName(), String.valueOf(ranks), transport, warmup);
         System.out.println(result.succeeded() ? "demo finished" : "demo FAILED: " + result);
         System.exit(result.succeeded() ? 0 : 1);
     }
 
-    private static int rank(final String transport)
+    private static int rank(final String transport, final WarmupPolicy policy)
     {
         final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
         final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
@@ -65,7 +76,7 @@ public final class TrainingDemo
                  .transport(transport).name("training-demo")))
         {
             final boolean agree = train(comm, rank, size);
-            timingTable(comm, rank, size);
+            timingTable(comm, rank, size, policy);
             return agree ? 0 : 1;
         }
         catch (final RuntimeException ex)
@@ -171,29 +182,38 @@ public final class TrainingDemo
         return agree;
     }
 
-    private static void timingTable(final Communicator comm, final int rank, final int size)
+    private static void timingTable(final Communicator comm, final int rank, final int size,
+        final WarmupPolicy policy)
     {
         final long maxBytes = 4L << 20;
         final MemoryRegion region = comm.allocate(maxBytes);
         final CommBuffer buffer = CommBuffer.of(region);
         final double[] time = new double[1];
         final CommBuffer timeBuffer = CommBuffer.of(time);
+        final Warmup warmup = Warmup.over(comm, policy);
         if (0 == rank)
         {
             System.out.println();
             System.out.println("AllReduce float32 sum, in place, " + size + " ranks over " +
-                comm.transport(1 % size) + " (" + comm.costModel() + ")");
-            System.out.printf("%12s %10s %20s %12s %12s%n", "size (B)", "iters", "algorithm", "time (us)",
-                "busbw (GB/s)");
+                comm.transport(1 % size) + "; time = the slowest rank's mean per call");
+            System.out.println("warm-up: " + policy.describe() + ", just before each size");
+            System.out.println("cost model: " + comm.costModel());
+            System.out.println("choice: " + ChoiceTable.of(bytes -> comm.allReduceAlgorithm(bytes, Algorithm.AUTO),
+                1L << 30));
+            System.out.printf("%12s %10s %20s %12s %12s  %s%n", "size (B)", "iters", "algorithm", "time (us)",
+                "busbw (GB/s)", "warm-up");
         }
         for (long bytes = 8; bytes <= maxBytes; bytes *= 8)
         {
             final long count = bytes / 4;
             final int iterations = bytes <= 65536 ? 2000 : 40;
-            for (int i = 0; i < iterations / 10; i++)
+            final WarmupResult warm = warmup.run(calls ->
             {
-                comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM);
-            }
+                for (long i = 0; i < calls; i++)
+                {
+                    comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM);
+                }
+            });
             comm.barrier();
             final long start = System.nanoTime();
             for (int i = 0; i < iterations; i++)
@@ -205,8 +225,8 @@ public final class TrainingDemo
             if (0 == rank)
             {
                 final double busbw = bytes / (time[0] * 1000.0) * 2.0 * (size - 1) / size;
-                System.out.printf("%12d %10d %20s %12.2f %12.3f%n", bytes, iterations,
-                    comm.allReduceAlgorithm(bytes, io.verbs4j.collectives.Algorithm.AUTO), time[0], busbw);
+                System.out.printf("%12d %10d %20s %12.2f %12.3f  %s%n", bytes, iterations,
+                    comm.allReduceAlgorithm(bytes, Algorithm.AUTO), time[0], busbw, warm.describe());
             }
         }
     }

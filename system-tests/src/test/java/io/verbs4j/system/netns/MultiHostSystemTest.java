@@ -407,7 +407,8 @@ class MultiHostSystemTest
         for (int r = 0; r < RANKS; r++)
         {
             ranks.add(cluster.exec("coll-r" + r, hostOf(r), env(r), Main.class, List.of("coll", "allreduce", "--env",
-                "-b", "1K", "-e", "1M", "-f", "32", "-w", "3", "-n", "10", "--timeout", "120")));
+                "-b", "1K", "-e", "1M", "-f", "32", "-w", "3", "--warmup-exact", "-n", "10",
+                "--timeout", "120")));
         }
         for (int r = 0; r < RANKS; r++)
         {

@@ -1,0 +1,33 @@
+package io.verbs4j.collectives.measure;
+
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.types.DataType;
+
+/**
+ * {@link SharedDecision} over a communicator: a broadcast of one {@code int64} from rank 0. It costs one small
+ * collective per window (tens of milliseconds of calls), outside the window's timing.
+ */
+public final class CommunicatorDecision implements SharedDecision
+{
+    private final Communicator comm;
+    private final long[] value = new long[1];
+    private final CommBuffer buffer = CommBuffer.of(value);
+
+    /**
+     * @param comm the communicator the warmed-up calls run on.
+     */
+    public CommunicatorDecision(final Communicator comm)
+    {
+        this.comm = comm;
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public long share(final long mine)
+    {
+        value[0] = mine;
+        comm.broadcast(buffer, 1, DataType.INT64, 0);
+        return value[0];
+    }
+}

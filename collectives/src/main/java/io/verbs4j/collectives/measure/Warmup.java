@@ -1,0 +1,104 @@
+package io.verbs4j.collectives.measure;
+
+import io.verbs4j.collectives.Communicator;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Runs the warm-up of one size on every rank: windows of calls until the {@link WarmupPolicy} says the per-call time
+ * is stable (or the cap is reached). Rank 0 times its windows and decides; after every window all ranks learn the
+ * decision through a {@link SharedDecision} (the next window's call count, or stop), so every rank runs the same
+ * calls and stops after the same window. An exact policy needs no decision: every rank knows the count.
+ * <pre>{@code
+ * Warmup warmup = Warmup.over(comm, WarmupPolicy.untilStable());
+ * WarmupResult r = warmup.run(calls -> { for (long i = 0; i < calls; i++) comm.allReduce(...); });
+ * // now time the row
+ * }</pre>
+ * Decision codes: {@code > 0} calls of the next window, {@link #STOP_STABLE}, {@link #STOP_CAPPED}.
+ */
+public final class Warmup
+{
+    /** Decision: stop, the windows agreed. */
+    public static final long STOP_STABLE = 0;
+    /** Decision: stop, the cap was reached first. */
+    public static final long STOP_CAPPED = -1;
+
+    private final WarmupPolicy policy;
+    private final SharedDecision decision;
+    private final boolean decides;
+    private final LongSupplier clock;
+
+    /**
+     * @param policy   when to stop.
+     * @param decision how rank 0's decision reaches every rank.
+     * @param decides  true on rank 0 only.
+     * @param clock    nanosecond clock ({@code System::nanoTime}; a fake in tests).
+     */
+    public Warmup(final WarmupPolicy policy, final SharedDecision decision, final boolean decides,
+        final LongSupplier clock)
+    {
+        this.policy = policy;
+        this.decision = decision;
+        this.decides = decides;
+        this.clock = clock;
+    }
+
+    /**
+     * @param comm   the communicator the calls run on (its rank 0 decides).
+     * @param policy when to stop.
+     * @return a warm-up that shares decisions by broadcast over {@code comm}.
+     */
+    public static Warmup over(final Communicator comm, final WarmupPolicy policy)
+    {
+        return new Warmup(policy, new CommunicatorDecision(comm), 0 == comm.rank(), System::nanoTime);
+    }
+
+    /** @return the policy. */
+    public WarmupPolicy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * Warms up one size. Collective: every rank calls it with the same batch.
+     *
+     * @param batch runs a window's calls.
+     * @return what was run (the same calls and outcome on every rank; times are this rank's).
+     */
+    public WarmupResult run(final CallBatch batch)
+    {
+        final WarmupTracker tracker = policy.tracker();
+        final long startNs = clock.getAsLong();
+        long calls = tracker.firstWindowCalls();
+        long totalCalls = 0;
+        int windows = 0;
+        double lastNsPerCall = Double.NaN;
+        long code = calls;
+        while (calls > 0)
+        {
+            final long windowStartNs = clock.getAsLong();
+            batch.run(calls);
+            final long endNs = clock.getAsLong();
+            totalCalls += calls;
+            windows++;
+            lastNsPerCall = (double)(endNs - windowStartNs) / calls;
+            if (policy.exact())
+            {
+                break;
+            }
+            long mine = 0;
+            if (decides)
+            {
+                mine = tracker.afterWindow(calls, endNs - windowStartNs, endNs - startNs);
+                if (0 == mine)
+                {
+                    mine = tracker.result().stable() ? STOP_STABLE : STOP_CAPPED;
+                }
+            }
+            code = decision.share(mine);
+            calls = Math.max(0, code);
+        }
+        return new WarmupResult(policy.exact(), totalCalls, clock.getAsLong() - startNs, windows,
+            policy.exact() || STOP_STABLE == code, lastNsPerCall);
+    }
+}

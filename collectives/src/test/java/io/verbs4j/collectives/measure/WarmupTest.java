@@ -1,0 +1,119 @@
+package io.verbs4j.collectives.measure;
+
+import io.verbs4j.collectives.CommBuffer;
+import io.verbs4j.collectives.Communicator;
+import io.verbs4j.collectives.CommunicatorContext;
+import io.verbs4j.collectives.launch.ThreadCluster;
+import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The warm-up runner: with a fake clock and a local decision, then on a real communicator of 3 threads. */
+class WarmupTest
+{
+    @Test
+    void shouldRunWindowsUntilRankZeroSaysStopAndReportThem()
+    {
+        final AtomicLong clock = new AtomicLong();
+        final List<Long> shared = new ArrayList<>();
+        final SharedDecision local = value ->
+        {
+            shared.add(value);
+            return value;
+        };
+        final List<Long> windows = new ArrayList<>();
+        // 1 us per call; the clock also moves 1 us per reading (the decision's cost)
+        final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), local, true, () -> clock.addAndGet(1_000));
+        final WarmupResult r = warmup.run(calls ->
+        {
+            windows.add(calls);
+            clock.addAndGet(calls * 1_000);
+        });
+        assertTrue(r.stable(), r::describe);
+        assertEquals(windows.size(), r.windows());
+        assertEquals(windows.stream().mapToLong(Long::longValue).sum(), r.calls());
+        assertEquals(Warmup.STOP_STABLE, shared.get(shared.size() - 1));
+        assertEquals(windows.size(), shared.size());
+        for (int i = 1; i < windows.size(); i++)
+        {
+            assertEquals(shared.get(i - 1), windows.get(i), "window " + i + " runs what rank 0 decided");
+        }
+    }
+
+    @Test
+    void shouldFollowRankZeroOnOtherRanks()
+    {
+        // rank 0 (elsewhere) decided 16 calls, then 50, then stop at the cap
+        final long[] decisions = {50, Warmup.STOP_CAPPED};
+        final int[] next = {0};
+        final List<Long> windows = new ArrayList<>();
+        final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), value -> decisions[next[0]++], false,
+            System::nanoTime);
+        final WarmupResult r = warmup.run(windows::add);
+        assertEquals(List.of(16L, 50L), windows);
+        assertEquals(66, r.calls());
+        assertEquals("capped", r.outcome());
+    }
+
+    @Test
+    void shouldRunAnExactCountWithoutDeciding()
+    {
+        final List<Long> windows = new ArrayList<>();
+        final Warmup warmup = new Warmup(WarmupPolicy.exactly(7), value ->
+        {
+            throw new AssertionError("an exact warm-up shares nothing");
+        }, true, System::nanoTime);
+        assertEquals(7, warmup.run(windows::add).calls());
+        assertEquals(List.of(7L), windows);
+        assertEquals(0, new Warmup(WarmupPolicy.exactly(0), v -> v, true, System::nanoTime).run(windows::add)
+            .calls());
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldStopEveryRankOfACommunicatorAfterTheSameCalls()
+    {
+        final int ranks = 3;
+        final AtomicReferenceArray<WarmupResult> results = new AtomicReferenceArray<>(ranks);
+        // a short policy: the point is the agreement, not the figures
+        final WarmupPolicy policy = WarmupPolicy.untilStable().withMinCalls(200).withMinTimeNs(20_000_000L)
+            .withCapNs(2_000_000_000L).withWindowNs(2_000_000L).withStability(3, 0.5);
+        new ThreadCluster(ranks, Duration.ofSeconds(50)).run((rank, size, store) ->
+        {
+            try (Communicator comm = Communicator.create(new CommunicatorContext().rank(rank).size(size)
+                .store(store).transport("shm").name("warmup").calibrate(false)))
+            {
+                final float[] data = {1, 2};
+                final CommBuffer buffer = CommBuffer.of(data);
+                results.set(rank, Warmup.over(comm, policy).run(calls ->
+                {
+                    for (long i = 0; i < calls; i++)
+                    {
+                        comm.allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.MAX);
+                    }
+                }));
+                // every rank left together: one more collective matches up
+                comm.barrier();
+            }
+        });
+        for (int rank = 1; rank < ranks; rank++)
+        {
+            assertEquals(results.get(0).calls(), results.get(rank).calls());
+            assertEquals(results.get(0).windows(), results.get(rank).windows());
+            assertEquals(results.get(0).outcome(), results.get(rank).outcome());
+        }
+        // the cap wins over the least call count (on a loaded machine it may end the warm-up first)
+        final WarmupResult r = results.get(0);
+        assertTrue(r.stable() ? r.calls() >= 200 : r.elapsedNs() >= 2_000_000_000L, r::describe);
+    }
+}
