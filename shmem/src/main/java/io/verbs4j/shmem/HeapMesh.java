@@ -33,7 +33,8 @@ final class HeapMesh implements AutoCloseable
     private final String[] transports;
     private final int primaryDevice;
 
-    private HeapMesh(final int me, final int size, final VerbsLinks links, final String[] transports)
+    private HeapMesh(final int me, final int size, final VerbsLinks links, final String[] transports,
+        final boolean directAccess)
     {
         this.me = me;
         this.size = size;
@@ -68,7 +69,7 @@ final class HeapMesh implements AutoCloseable
                     deviceOf[q] = d;
                 }
             }
-            direct[q] = pd.device().capabilities().has(Capabilities.DIRECT_PEER_ACCESS);
+            direct[q] = directAccess && pd.device().capabilities().has(Capabilities.DIRECT_PEER_ACCESS);
         }
     }
 
@@ -93,7 +94,7 @@ final class HeapMesh implements AutoCloseable
         settings.progressThread = options.deviceProgressThread();
         settings.deviceProperties = options.deviceProperties();
         final Bootstrap.Result result = Bootstrap.run(settings, new CommExchange(world));
-        return new HeapMesh(world.rank(), world.size(), result.links, result.transports);
+        return new HeapMesh(world.rank(), world.size(), result.links, result.transports, options.directAccess());
     }
 
     /** When the world reaches every peer through one provider, the heap uses it too (it may have been forced). */

@@ -31,6 +31,7 @@ public final class ShmemOptions
     private long idleYields = CollectivesConfiguration.idleYields();
     private long idleMinParkNs = CollectivesConfiguration.idleMinParkNs();
     private long idleMaxParkNs = CollectivesConfiguration.idleMaxParkNs();
+    private boolean directAccess = true;
     private int stagingSlots = STAGING_SLOTS_DEFAULT;
     private int stagingSlotBytes = STAGING_SLOT_BYTES_DEFAULT;
     private final Map<String, String> deviceProperties = new HashMap<>();
@@ -109,6 +110,18 @@ public final class ShmemOptions
     {
         checkOpen();
         this.hostAddress = hostAddress;
+        return this;
+    }
+
+    /**
+     * @param directAccess false to reach same-host PEs through RDMA verbs on their queue pairs instead of direct
+     *                     load/store (for testing and comparing the paths; {@code ptr(pe)} is then null for them).
+     * @return this.
+     */
+    public ShmemOptions directAccess(final boolean directAccess)
+    {
+        checkOpen();
+        this.directAccess = directAccess;
         return this;
     }
 
@@ -222,6 +235,12 @@ public final class ShmemOptions
     public boolean deviceProgressThread()
     {
         return deviceProgressThread;
+    }
+
+    /** @return whether same-host PEs are reached by direct load/store where the provider allows it. */
+    public boolean directAccess()
+    {
+        return directAccess;
     }
 
     /** @return staging slots per device. */

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
 import io.verbs4j.collectives.launch.ThreadCluster;
 import io.verbs4j.shm.ShmConfiguration;
@@ -37,12 +38,32 @@ final class Heaps
             .calibrate(false).peerTimeout(Duration.ofSeconds(2)).opTimeout(Duration.ofSeconds(20));
     }
 
+    /**
+     * @param transport {@code shm}, {@code tcp}, or {@code shm-verbs}: shm with direct access turned off, so that
+     *                  same-host PEs go through RDMA verbs on shm queue pairs.
+     */
     static void run(final int size, final String transport, final Body body)
     {
         final String name = "shmem-test-" + RUNS.incrementAndGet();
+        final boolean verbsOnShm = "shm-verbs".equals(transport);
         new ThreadCluster(size, Duration.ofSeconds(120)).run((rank, n, store) ->
         {
-            final SymmetricHeap heap = SymmetricHeap.create(context(rank, n, transport, store, name));
+            final CommunicatorContext context = context(rank, n, verbsOnShm ? "shm" : transport, store, name);
+            final Communicator world = verbsOnShm ? Communicator.create(context) : null;
+            final SymmetricHeap heap;
+            try
+            {
+                heap = verbsOnShm ? SymmetricHeap.create(world, ShmemOptions.from(context).directAccess(false)) :
+                    SymmetricHeap.create(context);
+            }
+            catch (final RuntimeException ex)
+            {
+                if (null != world)
+                {
+                    world.abort();
+                }
+                throw ex;
+            }
             boolean ok = false;
             try
             {
@@ -58,6 +79,17 @@ final class Heaps
                 else
                 {
                     heap.abort();
+                }
+                if (null != world)
+                {
+                    if (ok)
+                    {
+                        world.close();
+                    }
+                    else
+                    {
+                        world.abort();
+                    }
                 }
             }
         });

@@ -25,7 +25,7 @@ class SymmetricHeapFailureTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
     void aPeThatGoesAwayFailsTheOthersBlockedCalls(final String transport)
     {
         Heaps.run(3, transport, heap ->

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The heap's API with PEs as threads, over shm (direct peer memory) and tcp (RDMA verbs): puts and gets of every
+ * The heap's API with PEs as threads, over shm (direct peer memory), tcp (RDMA verbs) and, for the data path, shm
+ * with direct access turned off (RDMA verbs on shm queue pairs): puts and gets of every
  * size class (inline, staged in one and in several slots, zero-copy from symmetric memory), non-blocking forms with
  * quiet, the atomics, put-with-signal in both signal modes, wait timeouts, {@code ptr}, and teams.
  */
@@ -37,7 +38,7 @@ class SymmetricHeapThreadTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
     void putsAndGetsOfEverySizeReachTheRightPe(final String transport)
     {
         Heaps.run(3, transport, heap ->
@@ -109,7 +110,7 @@ class SymmetricHeapThreadTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
     void atomicsAreAtomicAcrossPes(final String transport)
     {
         Heaps.run(3, transport, heap ->
@@ -148,7 +149,7 @@ class SymmetricHeapThreadTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
     void putSignalDeliversTheDataBeforeTheSignal(final String transport)
     {
         Heaps.run(3, transport, heap ->

@@ -76,8 +76,12 @@ public final class ShmemPerf
         new ThreadCluster(2, Duration.ofMinutes(10)).run((rank, size, store) ->
         {
             final CommunicatorContext context = new CommunicatorContext().rank(rank).size(size).store(store)
-                .transport(settings.transport).name("shmem-perf").calibrate(false)
-                .idle(Long.MAX_VALUE, 0, 1, 1);
+                .transport(settings.transport).name("shmem-perf").calibrate(false);
+            if (latency)
+            {
+                // latency rows busy-poll, as perftest does; bandwidth rows leave the cores to the I/O threads
+                context.idle(Long.MAX_VALUE, 0, 1, 1);
+            }
             try (SymmetricHeap heap = SymmetricHeap.create(context))
             {
                 final int capacity = Math.max(64, settings.maxBytes);
