@@ -4,6 +4,7 @@ import io.verbs4j.bench.cli.CollCommand;
 import io.verbs4j.bench.cli.DemoCommand;
 import io.verbs4j.bench.cli.JmhCommand;
 import io.verbs4j.bench.cli.PerftestCommand;
+import io.verbs4j.bench.cli.ShmemCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,7 +21,7 @@ import java.util.concurrent.Callable;
 @Command(
     name = "verbs4j",
     description = "verbs4j benchmark tools. Run 'verbs4j <tool> --help' for a tool's options.",
-    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, JmhCommand.class,
+    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, ShmemCommand.class, JmhCommand.class,
         CommandLine.HelpCommand.class },
     footer = {
         "",

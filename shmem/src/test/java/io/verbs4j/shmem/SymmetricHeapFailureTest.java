@@ -1,0 +1,54 @@
+package io.verbs4j.shmem;
+
+import io.verbs4j.shmem.ShmemException.Reason;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A PE that goes away (aborts its heap without the closing barrier) fails the calls the others are blocked in: a
+ * wait on a flag nobody will set, a quiet behind a get, a barrier. PEs as threads; the separate-process kill test is
+ * in {@link ShmemProcessSystemTest}.
+ */
+class SymmetricHeapFailureTest
+{
+    private static final long BOUND_NS = 10_000_000_000L;
+
+    @AfterAll
+    static void sweep()
+    {
+        Heaps.sweep();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
+    void aPeThatGoesAwayFailsTheOthersBlockedCalls(final String transport)
+    {
+        Heaps.run(3, transport, heap ->
+        {
+            final int me = heap.myPe();
+            final SymmetricMemory flag = heap.allocate(64);
+            heap.barrierAll();
+            if (2 == me)
+            {
+                heap.abort();
+                return;
+            }
+            final long start = System.nanoTime();
+            final ShmemException ex = assertThrows(ShmemException.class,
+                () -> heap.waitUntil(flag, 0, Cmp.EQ, 1, 60_000_000_000L));
+            final long took = System.nanoTime() - start;
+            assertEquals(Reason.PEER_FAILED, ex.reason(), ex.toString());
+            assertTrue(took < BOUND_NS, "failed after " + took / 1_000_000 + " ms");
+            assertTrue(heap.isFailed());
+            // every later call fails too, with the same reason
+            assertEquals(Reason.PEER_FAILED, assertThrows(ShmemException.class, heap::barrierAll).reason());
+            assertEquals(Reason.PEER_FAILED,
+                assertThrows(ShmemException.class, () -> heap.putLong(flag, 0, 1, 1 - me)).reason());
+        });
+    }
+}
