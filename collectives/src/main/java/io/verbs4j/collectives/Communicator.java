@@ -3,6 +3,7 @@ package io.verbs4j.collectives;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.Device;
@@ -99,6 +100,7 @@ public final class Communicator implements AutoCloseable
      */
     public static Communicator create(final CommunicatorContext context)
     {
+        Objects.requireNonNull(context, "context");
         context.conclude();
         return create(context, context.newExchange());
     }
@@ -221,6 +223,7 @@ public final class Communicator implements AutoCloseable
      */
     public Algorithm allReduceAlgorithm(final long bytes, final Algorithm override)
     {
+        Objects.requireNonNull(override, "override");
         return engine.allReduceAlgorithm(override, bytes);
     }
 
@@ -292,7 +295,7 @@ public final class Communicator implements AutoCloseable
      * @param count     elements.
      * @param type      element type.
      * @param op        operator.
-     * @param algorithm algorithm, or AUTO.
+     * @param algorithm algorithm, or AUTO (null also means AUTO).
      */
     public void allReduce(final CommBuffer send, final CommBuffer recv, final long count, final DataType type,
         final ReduceOp op, final Algorithm algorithm)
@@ -479,6 +482,7 @@ public final class Communicator implements AutoCloseable
      */
     public void run(final CollectiveOp op)
     {
+        Objects.requireNonNull(op, "op");
         final OpRequest r = op.copyTo(runner.blockingRequest());
         if (op == scratch)
         {
@@ -496,6 +500,7 @@ public final class Communicator implements AutoCloseable
      */
     public CollectiveHandle submit(final CollectiveOp op)
     {
+        Objects.requireNonNull(op, "op");
         return async.submit(op);
     }
 

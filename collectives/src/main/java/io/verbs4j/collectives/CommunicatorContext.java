@@ -141,7 +141,7 @@ public final class CommunicatorContext
     public CommunicatorContext opTimeout(final Duration timeout)
     {
         checkOpen();
-        this.opTimeoutNs = timeout.toNanos();
+        this.opTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -152,7 +152,7 @@ public final class CommunicatorContext
     public CommunicatorContext bootstrapTimeout(final Duration timeout)
     {
         checkOpen();
-        this.bootstrapTimeoutNs = timeout.toNanos();
+        this.bootstrapTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -163,7 +163,7 @@ public final class CommunicatorContext
     public CommunicatorContext peerTimeout(final Duration timeout)
     {
         checkOpen();
-        this.peerTimeoutNs = timeout.toNanos();
+        this.peerTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
