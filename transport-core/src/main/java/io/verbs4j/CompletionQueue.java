@@ -32,7 +32,9 @@ public interface CompletionQueue extends AutoCloseable
      * @param handler receives each completion.
      * @param limit   most completions to deliver.
      * @return how many were delivered; 0 when none was ready (compose with an idle strategy).
-     * @throws IllegalStateException if the queue is closed.
+     * @throws NullPointerException     if {@code handler} is null (checked before anything is dequeued).
+     * @throws IllegalArgumentException if {@code limit} is negative.
+     * @throws IllegalStateException    if the queue is closed.
      */
     int poll(CompletionHandler handler, int limit);
 

@@ -26,7 +26,7 @@ public interface ConnectionManager
      *
      * @param qp          the local queue pair.
      * @param endpoint    the listener's endpoint.
-     * @param privateData bytes for the peer (up to {@link Capabilities#maxPrivateDataLength()}), may be empty.
+     * @param privateData bytes for the peer (up to {@link Capabilities#maxPrivateDataLength()}), may be empty or null.
      * @param timeout     longest wait for the peer's answer.
      * @return the private data of the peer's accept.
      * @throws ConnectionException if refused, rejected, timed out, or the endpoint is malformed.

@@ -16,7 +16,7 @@ public interface ConnectionRequest
      * Accepts, connecting {@code qp} (RESET or INIT) to the connector's queue pair and moving it to RTS.
      *
      * @param qp          the local queue pair.
-     * @param privateData bytes returned to the connector, may be empty.
+     * @param privateData bytes returned to the connector, may be empty or null.
      * @throws ConnectionException if the connector has gone meanwhile.
      */
     void accept(QueuePair qp, byte[] privateData);
@@ -24,7 +24,7 @@ public interface ConnectionRequest
     /**
      * Rejects; the connector's {@code connect} throws a {@link ConnectionException} carrying {@code reason}.
      *
-     * @param reason a short reason, may be empty.
+     * @param reason a short reason, may be empty or null.
      */
     void reject(String reason);
 }

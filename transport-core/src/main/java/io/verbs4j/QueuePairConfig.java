@@ -42,7 +42,7 @@ public final class QueuePairConfig
      */
     public QueuePairConfig(final CompletionQueue cq)
     {
-        this(cq, cq);
+        this(Objects.requireNonNull(cq, "cq"), cq);
     }
 
     /**
@@ -177,6 +177,7 @@ public final class QueuePairConfig
      */
     public void validate(final Capabilities caps)
     {
+        Objects.requireNonNull(caps, "caps");
         check("sendDepth", sendDepth, 1, caps.maxQueueDepth());
         check("recvDepth", recvDepth, 1, caps.maxQueueDepth());
         check("maxSendSge", maxSendSge, 1, caps.maxSge());

@@ -1,5 +1,7 @@
 package io.verbs4j;
 
+import java.util.Objects;
+
 /**
  * A reusable, mutable receive work request: the buffers an incoming SEND (or the immediate of a WRITE_WITH_IMM)
  * will land in. {@link QueuePair#postRecv(RecvRequest)} copies it, so it may be changed once the call returns; the
@@ -50,6 +52,7 @@ public final class RecvRequest
      */
     public RecvRequest sge(final MemoryRegion region, final long offset, final int length)
     {
+        Objects.requireNonNull(region, "region");
         return sge(region.address() + offset, length, region.lkey());
     }
 

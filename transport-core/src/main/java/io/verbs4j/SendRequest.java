@@ -1,5 +1,7 @@
 package io.verbs4j;
 
+import java.util.Objects;
+
 /**
  * A reusable, mutable send work request (the "stateful verb call" idea): build it once, change the fields that vary
  * and post it again. {@link QueuePair#postSend(SendRequest)} copies what it needs, so the object may be changed as
@@ -105,6 +107,7 @@ public final class SendRequest
      */
     public SendRequest sge(final MemoryRegion region, final long offset, final int length)
     {
+        Objects.requireNonNull(region, "region");
         return sge(region.address() + offset, length, region.lkey());
     }
 

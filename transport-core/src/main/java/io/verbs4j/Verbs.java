@@ -3,6 +3,7 @@ package io.verbs4j;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.ServiceLoader;
 
 import io.verbs4j.config.DeviceContext;
@@ -31,6 +32,7 @@ public final class Verbs
      */
     public static Device open(final String providerName)
     {
+        Objects.requireNonNull(providerName, "providerName");
         return open(providerName, new DeviceContext());
     }
 
@@ -46,6 +48,8 @@ public final class Verbs
      */
     public static Device open(final String providerName, final DeviceContext context)
     {
+        Objects.requireNonNull(providerName, "providerName");
+        Objects.requireNonNull(context, "context");
         JvmAccessCheck.ensureAgronaAccess();
         final TransportProvider provider = provider(providerName);
         final String reason = provider.unavailableReason();
@@ -63,6 +67,7 @@ public final class Verbs
      */
     public static TransportProvider provider(final String providerName)
     {
+        Objects.requireNonNull(providerName, "providerName");
         for (final TransportProvider provider : providers())
         {
             if (provider.name().equals(providerName))

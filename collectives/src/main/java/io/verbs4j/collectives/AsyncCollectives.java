@@ -1,5 +1,7 @@
 package io.verbs4j.collectives;
 
+import java.util.Objects;
+
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 
@@ -32,11 +34,22 @@ public final class AsyncCollectives
      */
     public CollectiveHandle submit(final CollectiveOp op)
     {
+        Objects.requireNonNull(op, "op");
         final CollectiveHandle h = runner.acquire();
         op.copyTo(h.request);
         if (op == scratch)
         {
             scratch.forget();
+        }
+        try
+        {
+            // Bad arguments are refused here, at the call, as the blocking form does; the handle stays in the pool.
+            runner.validate(h.request);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            h.request.clear();
+            throw ex;
         }
         return runner.submit(h);
     }

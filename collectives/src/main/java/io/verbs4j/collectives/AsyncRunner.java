@@ -87,6 +87,17 @@ final class AsyncRunner
     }
 
     /**
+     * Checks a request's arguments on the calling thread, before it is queued.
+     *
+     * @param r the request.
+     * @throws IllegalArgumentException naming the bad argument.
+     */
+    void validate(final OpRequest r)
+    {
+        engine.validate(r);
+    }
+
+    /**
      * @return a free handle from the pool.
      * @throws IllegalStateException if every handle is pending.
      */

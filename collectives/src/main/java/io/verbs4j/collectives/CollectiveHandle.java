@@ -1,6 +1,7 @@
 package io.verbs4j.collectives;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.collectives.engine.OpRequest;
@@ -53,7 +54,7 @@ public final class CollectiveHandle
      */
     public boolean await(final Duration timeout)
     {
-        return await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return await(Objects.requireNonNull(timeout, "timeout").toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -67,6 +68,7 @@ public final class CollectiveHandle
      */
     public boolean await(final long timeout, final TimeUnit unit)
     {
+        Objects.requireNonNull(unit, "unit");
         if (FREE == state)
         {
             throw new IllegalStateException("this handle was already awaited and went back to the pool");

@@ -248,7 +248,7 @@ public final class CollectiveOp
      * Pins the algorithm of an AllReduce, Broadcast or Reduce (every rank must pass the same). Setting an operation
      * resets it to {@link Algorithm#AUTO}.
      *
-     * @param algorithm the algorithm, or AUTO.
+     * @param algorithm the algorithm, or AUTO (null also means AUTO).
      * @return this.
      */
     public CollectiveOp algorithm(final Algorithm algorithm)

@@ -169,36 +169,42 @@ public final class CommBuffer
     /** @param array the array. @return this. */
     public CommBuffer wrap(final byte[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, byte[].class, array.length);
     }
 
     /** @param array the array. @return this. */
     public CommBuffer wrap(final short[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, short[].class, 2L * array.length);
     }
 
     /** @param array the array. @return this. */
     public CommBuffer wrap(final int[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, int[].class, 4L * array.length);
     }
 
     /** @param array the array. @return this. */
     public CommBuffer wrap(final long[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, long[].class, 8L * array.length);
     }
 
     /** @param array the array. @return this. */
     public CommBuffer wrap(final float[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, float[].class, 4L * array.length);
     }
 
     /** @param array the array. @return this. */
     public CommBuffer wrap(final double[] array)
     {
+        Objects.requireNonNull(array, "array");
         return heap(array, double[].class, 8L * array.length);
     }
 

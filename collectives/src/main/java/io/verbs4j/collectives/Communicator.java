@@ -3,6 +3,7 @@ package io.verbs4j.collectives;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.Device;
@@ -104,6 +105,7 @@ public final class Communicator implements AutoCloseable
     public static Communicator create(final CommunicatorContext context)
     {
         final long start = System.nanoTime();
+        Objects.requireNonNull(context, "context");
         context.conclude();
         final Communicator communicator = create(context, context.newExchange());
         communicator.report(start);
@@ -237,6 +239,7 @@ public final class Communicator implements AutoCloseable
      */
     public Algorithm allReduceAlgorithm(final long bytes, final Algorithm override)
     {
+        Objects.requireNonNull(override, "override");
         return engine.allReduceAlgorithm(override, bytes);
     }
 
@@ -308,7 +311,7 @@ public final class Communicator implements AutoCloseable
      * @param count     elements.
      * @param type      element type.
      * @param op        operator.
-     * @param algorithm algorithm, or AUTO.
+     * @param algorithm algorithm, or AUTO (null also means AUTO).
      */
     public void allReduce(final CommBuffer send, final CommBuffer recv, final long count, final DataType type,
         final ReduceOp op, final Algorithm algorithm)
@@ -495,6 +498,7 @@ public final class Communicator implements AutoCloseable
      */
     public void run(final CollectiveOp op)
     {
+        Objects.requireNonNull(op, "op");
         final OpRequest r = op.copyTo(runner.blockingRequest());
         if (op == scratch)
         {
@@ -512,6 +516,7 @@ public final class Communicator implements AutoCloseable
      */
     public CollectiveHandle submit(final CollectiveOp op)
     {
+        Objects.requireNonNull(op, "op");
         return async.submit(op);
     }
 

@@ -144,7 +144,7 @@ public final class CommunicatorContext
     public CommunicatorContext opTimeout(final Duration timeout)
     {
         checkOpen();
-        this.opTimeoutNs = timeout.toNanos();
+        this.opTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -155,7 +155,7 @@ public final class CommunicatorContext
     public CommunicatorContext bootstrapTimeout(final Duration timeout)
     {
         checkOpen();
-        this.bootstrapTimeoutNs = timeout.toNanos();
+        this.bootstrapTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -166,7 +166,7 @@ public final class CommunicatorContext
     public CommunicatorContext peerTimeout(final Duration timeout)
     {
         checkOpen();
-        this.peerTimeoutNs = timeout.toNanos();
+        this.peerTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 

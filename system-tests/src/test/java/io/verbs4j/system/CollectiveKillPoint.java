@@ -18,8 +18,9 @@ import io.verbs4j.system.support.SystemTests;
  * One kill point of a collective loop: rank 0 runs in this JVM ({@link RankLoop} on a thread), ranks 1..n-1 are
  * child JVMs; once all run calls, one child rank is SIGKILLed (or SIGSTOPped) after a random delay. Every survivor
  * must throw a {@link CollectiveException} (PEER_FAILED or TIMEOUT) within {@link RankLoop#FAILURE_BOUND_MS} of the
- * signal, no result may be wrong, the surviving children must exit by themselves, and this JVM must be back to its
- * baseline (threads, fds, direct memory) with the shm directory empty.
+ * signal, naming the stopped rank when the signal is SIGSTOP over shm (the ranks' heartbeats tell it from the ranks
+ * that merely wait for it), no result may be wrong, the surviving children must exit by themselves, and this JVM
+ * must be back to its baseline (threads, fds, direct memory) with the shm directory empty.
  */
 final class CollectiveKillPoint
 {
@@ -34,7 +35,7 @@ final class CollectiveKillPoint
      * @param victim    the rank hit.
      * @param delayMs   from the start of the calls to the signal.
      * @param calls     rank 0's successful calls.
-     * @param outcomes  "rank:REASON@ms" of each survivor.
+     * @param outcomes  "rank:REASON@ms->named rank" of each survivor.
      * @param maxMs     slowest survivor.
      * @param problem   null if every check held.
      */
@@ -57,7 +58,13 @@ final class CollectiveKillPoint
     static Outcome run(final String transport, final String ops, final VerbsKillPoint.Signal signal, final int size,
         final SplittableRandom random, final Path shmDir, final Resources baseline, final String name)
     {
-        final int victim = 1 + random.nextInt(size - 1);
+        return run(transport, ops, signal, size, 1 + random.nextInt(size - 1), random, shmDir, baseline, name);
+    }
+
+    static Outcome run(final String transport, final String ops, final VerbsKillPoint.Signal signal, final int size,
+        final int victim, final SplittableRandom random, final Path shmDir, final Resources baseline,
+        final String name)
+    {
         final long delayMs = 200 + random.nextInt(1500);
         final long seed = random.nextLong();
         final List<String> outcomes = new ArrayList<>();
@@ -123,7 +130,7 @@ final class CollectiveKillPoint
                 }
                 final long ms = r.failedAtMs() - signalledAtMs;
                 maxMs = Math.max(maxMs, ms);
-                outcomes.add(rank + ":" + r.reason() + "@" + ms);
+                outcomes.add(rank + ":" + r.reason() + "@" + ms + "->" + r.peer());
                 if (null == problem)
                 {
                     if (r.wrong())
@@ -143,6 +150,11 @@ final class CollectiveKillPoint
                     {
                         problem = "rank " + rank + " failed " + ms + " ms after the " + signal + " > bound " +
                             RankLoop.FAILURE_BOUND_MS;
+                    }
+                    else if (VerbsKillPoint.Signal.STOP == signal && "shm".equals(transport) && r.peer() != victim)
+                    {
+                        problem = "rank " + rank + " blamed rank " + r.peer() + ", not the stopped rank " + victim +
+                            ": " + r.message();
                     }
                 }
             }

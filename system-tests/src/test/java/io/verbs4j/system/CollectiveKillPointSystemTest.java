@@ -75,6 +75,11 @@ class CollectiveKillPointSystemTest
         {
             outcomes.add(point("default", kills + i, SystemTests.PROVIDERS.get(i % 2), "mixed", Signal.STOP, random));
         }
+        // Issue 15's case: rank 1 of 4 stopped in a loop of AllReduces over shm; every survivor must name rank 1.
+        final Outcome stopOneOfFour = CollectiveKillPoint.run("shm", "allreduce", Signal.STOP, 4, 1, random.split(),
+            shmDir, baseline, name());
+        SystemTests.report(REPORT, "default #" + (kills + 2) + " seed=" + SystemTests.seed() + " " + stopOneOfFour);
+        outcomes.add(stopOneOfFour);
         summarise("default", outcomes);
     }
 

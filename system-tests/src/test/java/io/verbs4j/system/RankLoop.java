@@ -42,24 +42,26 @@ public final class RankLoop
      * @param calls       calls that completed and checked out.
      * @param reason      the exception's reason, or null if none was thrown.
      * @param failedAtMs  wall clock of the exception.
+     * @param peer        the rank the exception names ({@link CollectiveException#peer()}), or -1.
      * @param message     its message, or what was wrong.
      * @param wrong       true if a result was not exact.
      */
-    public record Result(long calls, CollectiveException.Reason reason, long failedAtMs, String message, boolean wrong)
+    public record Result(long calls, CollectiveException.Reason reason, long failedAtMs, int peer, String message,
+        boolean wrong)
     {
         /** @return one line for the parent. */
         String line()
         {
-            return (wrong ? "WRONG " : "FAILED ") + reason + " " + failedAtMs + " " + calls + " " +
+            return (wrong ? "WRONG " : "FAILED ") + reason + " " + failedAtMs + " " + calls + " " + peer + " " +
                 String.valueOf(message).replace('\n', ' ');
         }
 
         static Result parse(final String line)
         {
-            final String[] w = line.split(" ", 5);
+            final String[] w = line.split(" ", 6);
             return new Result(Long.parseLong(w[3]), "null".equals(w[1]) ? null :
-                CollectiveException.Reason.valueOf(w[1]), Long.parseLong(w[2]), w.length > 4 ? w[4] : "",
-                "WRONG".equals(w[0]));
+                CollectiveException.Reason.valueOf(w[1]), Long.parseLong(w[2]), Integer.parseInt(w[4]),
+                w.length > 5 ? w[5] : "", "WRONG".equals(w[0]));
         }
     }
 
@@ -121,7 +123,7 @@ public final class RankLoop
                     }
                     if (null != wrong)
                     {
-                        return new Result(calls, null, System.currentTimeMillis(), "call " + calls + " (" +
+                        return new Result(calls, null, System.currentTimeMillis(), -1, "call " + calls + " (" +
                             (allReduce ? "allReduce " + algorithm : "allGather") + ", count " + count + "): " + wrong,
                             true);
                     }
@@ -130,13 +132,13 @@ public final class RankLoop
             }
             catch (final CollectiveException ex)
             {
-                return new Result(calls, ex.reason(), System.currentTimeMillis(), ex.getMessage(), false);
+                return new Result(calls, ex.reason(), System.currentTimeMillis(), ex.peer(), ex.getMessage(), false);
             }
         }
         catch (final CollectiveException ex)
         {
-            return new Result(calls, ex.reason(), System.currentTimeMillis(), "at create/close: " + ex.getMessage(),
-                false);
+            return new Result(calls, ex.reason(), System.currentTimeMillis(), ex.peer(),
+                "at create/close: " + ex.getMessage(), false);
         }
     }
 
@@ -190,7 +192,7 @@ public final class RankLoop
         }
         catch (final Throwable t)
         {
-            result = new Result(0, CollectiveException.Reason.INTERNAL, System.currentTimeMillis(), t.toString(),
+            result = new Result(0, CollectiveException.Reason.INTERNAL, System.currentTimeMillis(), -1, t.toString(),
                 false);
         }
         out.println(result.line());

@@ -9,6 +9,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
@@ -68,6 +69,7 @@ public final class ClusterSecret
      */
     public static ClusterSecret of(final DeviceContext context)
     {
+        Objects.requireNonNull(context, "context");
         return resolve(name -> context.get(name, null), System::getenv);
     }
 
@@ -93,6 +95,8 @@ public final class ClusterSecret
      */
     public static ClusterSecret resolve(final UnaryOperator<String> properties, final UnaryOperator<String> environment)
     {
+        Objects.requireNonNull(properties, "properties");
+        Objects.requireNonNull(environment, "environment");
         final String propertyFile = blankToNull(properties.apply(FILE_PROP_NAME));
         if (null != propertyFile)
         {
@@ -127,6 +131,8 @@ public final class ClusterSecret
      */
     public static ClusterSecret fromFile(final Path file, final String origin)
     {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(origin, "origin");
         final byte[] content;
         try
         {
@@ -171,6 +177,8 @@ public final class ClusterSecret
      */
     public static ClusterSecret fromBytes(final byte[] secret, final String source)
     {
+        Objects.requireNonNull(secret, "secret");
+        Objects.requireNonNull(source, "source");
         int length = secret.length;
         while (length > 0 && isWhiteSpace(secret[length - 1]))
         {

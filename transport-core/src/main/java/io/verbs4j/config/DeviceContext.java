@@ -28,6 +28,7 @@ public final class DeviceContext
      */
     public DeviceContext idleStrategy(final String name)
     {
+        Objects.requireNonNull(name, "name");
         checkOpen();
         CoreConfiguration.newIdleStrategy(name);
         this.idleStrategyName = name;
@@ -131,6 +132,7 @@ public final class DeviceContext
      */
     public String get(final String name, final String defaultValue)
     {
+        Objects.requireNonNull(name, "name");
         final String value = properties.get(name);
         return null != value ? value : System.getProperty(name, defaultValue);
     }

@@ -1,6 +1,7 @@
 package io.verbs4j.spi;
 
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.MemoryRegion;
@@ -140,6 +141,7 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
     /** {@inheritDoc} */
     public final void wrap(final UnsafeBuffer buffer, final long offset, final int length)
     {
+        Objects.requireNonNull(buffer, "buffer");
         buffer.wrap(contiguousAddress(offset, length), length);
     }
 
@@ -224,6 +226,7 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
     /** {@inheritDoc} */
     public final void getBytes(final long offset, final byte[] dst, final int dstOffset, final int length)
     {
+        Objects.requireNonNull(dst, "dst");
         checkRange(offset, length);
         if (dstOffset < 0 || dstOffset > dst.length - length)
         {
@@ -235,6 +238,7 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
     /** {@inheritDoc} */
     public final void putBytes(final long offset, final byte[] src, final int srcOffset, final int length)
     {
+        Objects.requireNonNull(src, "src");
         checkRange(offset, length);
         if (srcOffset < 0 || srcOffset > src.length - length)
         {
@@ -246,6 +250,7 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
     /** {@inheritDoc} */
     public final void getBytes(final long offset, final ByteBuffer dst)
     {
+        Objects.requireNonNull(dst, "dst");
         final int length = dst.remaining();
         checkRange(offset, length);
         if (dst.isDirect())
@@ -262,6 +267,7 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
     /** {@inheritDoc} */
     public final void putBytes(final long offset, final ByteBuffer src)
     {
+        Objects.requireNonNull(src, "src");
         final int length = src.remaining();
         checkRange(offset, length);
         if (src.isDirect())

@@ -3,6 +3,7 @@ package io.verbs4j.spi;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -58,8 +59,9 @@ public abstract class AbstractProtectionDomain implements ProtectionDomain
     /** {@inheritDoc} */
     public final MemoryRegion register(final ByteBuffer buffer, final int access)
     {
+        Objects.requireNonNull(buffer, "buffer");
         checkOpen();
-        if (null == buffer || !buffer.isDirect())
+        if (!buffer.isDirect())
         {
             throw new IllegalArgumentException("only direct ByteBuffers can be registered; allocate one with " +
                 "ByteBuffer.allocateDirect or use ProtectionDomain.allocate");
@@ -72,6 +74,7 @@ public abstract class AbstractProtectionDomain implements ProtectionDomain
     /** {@inheritDoc} */
     public final QueuePair createQueuePair(final QueuePairConfig config)
     {
+        Objects.requireNonNull(config, "config");
         checkOpen();
         config.validate(device.capabilities());
         final BaseCompletionQueue sendCq = device.ownCq(config.sendCq());

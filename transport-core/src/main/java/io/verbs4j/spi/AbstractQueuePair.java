@@ -2,6 +2,7 @@ package io.verbs4j.spi;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.Capabilities;
@@ -144,6 +145,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postSend(final SendRequest request)
     {
+        Objects.requireNonNull(request, "request");
         if (closed)
         {
             return CLOSED;
@@ -184,6 +186,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postRecv(final RecvRequest request)
     {
+        Objects.requireNonNull(request, "request");
         if (closed)
         {
             return CLOSED;
@@ -250,6 +253,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final void modify(final QpState target)
     {
+        Objects.requireNonNull(target, "target");
         if (closed)
         {
             throw new IllegalStateException("queue pair " + qpNumber + " is closed; create a new one");

@@ -3,6 +3,7 @@ package io.verbs4j.spi;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -203,6 +204,12 @@ public class BaseCompletionQueue implements CompletionQueue
     /** {@inheritDoc} */
     public int poll(final CompletionHandler handler, final int limit)
     {
+        // Checked before anything is dequeued: a completion taken and then not delivered would be lost for good.
+        Objects.requireNonNull(handler, "handler");
+        if (limit < 0)
+        {
+            throw new IllegalArgumentException("limit must not be negative: " + limit);
+        }
         if (closed)
         {
             throw closedException();
@@ -219,6 +226,7 @@ public class BaseCompletionQueue implements CompletionQueue
     /** {@inheritDoc} */
     public int poll(final CompletionBatch batch)
     {
+        Objects.requireNonNull(batch, "batch");
         batch.clear();
         return poll(batch, batch.capacity());
     }
@@ -227,6 +235,8 @@ public class BaseCompletionQueue implements CompletionQueue
     public int poll(final CompletionHandler handler, final int limit, final long timeout, final TimeUnit unit)
         throws InterruptedException
     {
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(unit, "unit");
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         waitIdleStrategy.reset();
         while (true)

@@ -1,7 +1,6 @@
 package io.verbs4j.spi;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -9,13 +8,16 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
+import io.verbs4j.MemoryReservationException;
 import io.verbs4j.VerbsException;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
 
 /**
  * Maps files as {@link RegionMemory}, in 1 GiB chunks so that regions over 2 GiB work on JDK 17. Files are created
- * with mode 0600. Used by the shm provider for shareable regions and by any provider that wants memory outside the
+ * with mode 0600 and every page reserved before the first mapping ({@link PageReservation}); {@link #open} maps only
+ * files that hold at least what it maps, which, since creation fills files from offset 0 upwards, are pages that
+ * exist. Used by the shm provider for shareable regions and by any provider that wants memory outside the
  * JVM's direct-memory limit (create, map, then delete the file: the mapping keeps the memory).
  */
 public final class MappedMemory
@@ -25,15 +27,21 @@ public final class MappedMemory
     }
 
     /**
-     * Creates a new file of {@code length} zero bytes (mode 0600) and maps it read-write.
+     * Creates a new file of {@code length} zero bytes (mode 0600), reserves every page of it
+     * ({@link PageReservation}) and maps it read-write. A directory without room for it refuses here, before any
+     * mapping exists, never later inside a memory access.
      *
-     * @param file   the file to create; it must not exist.
-     * @param length bytes.
+     * @param file        the file to create; it must not exist.
+     * @param length      bytes.
+     * @param dirPropName the configuration property that chooses the file's directory (named in the remedy when the
+     *                    directory is full).
      * @return the mapped memory; unmap with {@link #unmap(RegionMemory)}.
-     * @throws VerbsException if the file cannot be created or mapped (e.g. /dev/shm is full).
+     * @throws MemoryReservationException if the directory has not {@code length} bytes free (nothing is left behind).
+     * @throws VerbsException             if the file cannot be created or mapped for another reason.
      */
-    public static RegionMemory create(final Path file, final long length)
+    public static RegionMemory create(final Path file, final long length, final String dirPropName)
     {
+        PageReservation.checkSpace(file, length, dirPropName);
         try
         {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -44,16 +52,12 @@ public final class MappedMemory
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
-            // Setting the size makes a sparse tmpfs file: pages come on first touch and read as zero.
-            if (length > 0)
-            {
-                channel.write(ByteBuffer.wrap(new byte[1]), length - 1);
-            }
+            PageReservation.reserve(channel, file, length, dirPropName);
             return map(channel, length);
         }
         catch (final IOException | RuntimeException ex)
         {
-            // Only the file this call created is removed.
+            // Only the file this call created is removed (which also gives its reserved pages back).
             try
             {
                 Files.deleteIfExists(file);
@@ -61,6 +65,10 @@ public final class MappedMemory
             catch (final IOException suppressed)
             {
                 ex.addSuppressed(suppressed);
+            }
+            if (ex instanceof MemoryReservationException)
+            {
+                throw (MemoryReservationException)ex;
             }
             throw new VerbsException("cannot size and map " + length + " bytes at " + file + ": " + ex, ex);
         }

@@ -1,6 +1,7 @@
 package io.verbs4j.spi;
 
 import java.nio.MappedByteBuffer;
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.MemoryRegion;
@@ -152,6 +153,7 @@ public final class MappedRemoteMemory implements RemoteMemory
     /** {@inheritDoc} */
     public void copyFrom(final long offset, final MemoryRegion source, final long sourceOffset, final long length)
     {
+        Objects.requireNonNull(source, "source");
         final long target = check(offset, length, Access.REMOTE_WRITE);
         checkLocal(source, sourceOffset, length);
         long done = 0;
@@ -167,6 +169,7 @@ public final class MappedRemoteMemory implements RemoteMemory
     public void copyTo(final long offset, final MemoryRegion destination, final long destinationOffset,
         final long length)
     {
+        Objects.requireNonNull(destination, "destination");
         final long from = check(offset, length, Access.REMOTE_READ);
         checkLocal(destination, destinationOffset, length);
         long done = 0;
@@ -181,6 +184,7 @@ public final class MappedRemoteMemory implements RemoteMemory
     /** {@inheritDoc} */
     public void putBytes(final long offset, final byte[] src, final int srcOffset, final int length)
     {
+        Objects.requireNonNull(src, "src");
         final long target = check(offset, length, Access.REMOTE_WRITE);
         checkArray(src.length, srcOffset, length);
         UnsafeApi.copyMemory(src, BufferUtil.ARRAY_BASE_OFFSET + srcOffset, null, target, length);
@@ -189,6 +193,7 @@ public final class MappedRemoteMemory implements RemoteMemory
     /** {@inheritDoc} */
     public void getBytes(final long offset, final byte[] dst, final int dstOffset, final int length)
     {
+        Objects.requireNonNull(dst, "dst");
         final long from = check(offset, length, Access.REMOTE_READ);
         checkArray(dst.length, dstOffset, length);
         UnsafeApi.copyMemory(null, from, dst, BufferUtil.ARRAY_BASE_OFFSET + dstOffset, length);

@@ -18,7 +18,7 @@ class RegionMemoryTest
     {
         final long length = (2L << 30) + 4096;
         final Path file = dir.resolve("big");
-        final RegionMemory memory = MappedMemory.create(file, length);
+        final RegionMemory memory = MappedMemory.create(file, length, "test.dir");
         try
         {
             assertEquals(3, memory.chunkCount());
@@ -35,7 +35,7 @@ class RegionMemoryTest
             memory.copyTo(offset, back, 0, back.length);
             assertArrayEquals(data, back);
             assertEquals(4096, memory.contiguousLength(offset));
-            final RegionMemory other = MappedMemory.create(dir.resolve("small"), 8192);
+            final RegionMemory other = MappedMemory.create(dir.resolve("small"), 8192, "test.dir");
             RegionMemory.copy(memory, offset, other, 0, 8192);
             final byte[] copied = new byte[8192];
             other.copyTo(0, copied, 0, 8192);
@@ -53,7 +53,7 @@ class RegionMemoryTest
     {
         final Path file = dir.resolve("taken");
         Files.writeString(file, "x");
-        assertThrows(io.verbs4j.VerbsException.class, () -> MappedMemory.create(file, 64));
+        assertThrows(io.verbs4j.VerbsException.class, () -> MappedMemory.create(file, 64, "test.dir"));
         assertTrue(Files.exists(file), "an existing file is not ours to delete");
     }
 }

@@ -25,7 +25,7 @@ public final class ShmConfiguration
      * into fragments of that size, and served READs into chunks of the staging area (as large as a ring).
      */
     public static final String RING_CAPACITY_PROP_NAME = "verbs4j.shm.ring.capacity";
-    /** Default ring capacity: 256 KiB (pages are only touched as the ring wraps). */
+    /** Default ring capacity: 256 KiB (reserved in full when the connection is made). */
     public static final int RING_CAPACITY_DEFAULT = 256 * 1024;
 
     /**

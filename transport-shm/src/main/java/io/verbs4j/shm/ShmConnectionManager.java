@@ -3,6 +3,7 @@ package io.verbs4j.shm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -56,6 +57,7 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     /** {@inheritDoc} */
     public Listener listen(final String endpoint)
     {
+        Objects.requireNonNull(endpoint, "endpoint");
         checkOpen();
         final String name = parse(endpoint);
         final ShmListener listener = new ShmListener(device, this, name, device.files().listener(name));
@@ -80,6 +82,9 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
     public byte[] connect(final QueuePair queuePair, final String endpoint, final byte[] privateData,
         final Duration timeout)
     {
+        Objects.requireNonNull(queuePair, "qp");
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(timeout, "timeout");
         checkOpen();
         final String name = parse(endpoint);
         final ShmQueuePair qp = own(queuePair);
@@ -132,7 +137,8 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         boolean connected = false;
         try
         {
-            connectionMemory = MappedMemory.create(connectionFile, ConnectionSegmentDescriptor.length(ringCapacity));
+            connectionMemory = MappedMemory.create(connectionFile, ConnectionSegmentDescriptor.length(ringCapacity),
+                ShmConfiguration.DIR_PROP_NAME);
             final UnsafeBuffer segment = new UnsafeBuffer(connectionMemory.addressOf(0),
                 ConnectionSegmentDescriptor.length(ringCapacity));
             segment.putInt(ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET, ringCapacity);

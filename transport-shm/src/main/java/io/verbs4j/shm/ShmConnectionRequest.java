@@ -2,6 +2,7 @@ package io.verbs4j.shm;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.verbs4j.ConnectionException;
@@ -59,6 +60,7 @@ final class ShmConnectionRequest implements ConnectionRequest
     /** {@inheritDoc} */
     public void accept(final QueuePair queuePair, final byte[] data)
     {
+        Objects.requireNonNull(queuePair, "qp");
         final ShmQueuePair qp = ShmConnectionManager.own(queuePair);
         final byte[] response = null == data ? new byte[0] : data;
         ShmConnectionManager.checkPrivateData(response);

@@ -105,7 +105,8 @@ public final class ShmDevice extends AbstractDevice
         }
         freeSlotCount = tableCapacity;
         segmentFile = files.deviceSegment(pid, deviceId);
-        segmentMemory = MappedMemory.create(segmentFile, DeviceSegmentDescriptor.length(tableCapacity));
+        segmentMemory = MappedMemory.create(segmentFile, DeviceSegmentDescriptor.length(tableCapacity),
+            ShmConfiguration.DIR_PROP_NAME);
         segment = new UnsafeBuffer(segmentMemory.addressOf(0), DeviceSegmentDescriptor.length(tableCapacity));
         segment.putInt(DeviceSegmentDescriptor.FLAGS_OFFSET,
             context.progressThread() ? DeviceSegmentDescriptor.FLAG_HEARTBEAT : 0);

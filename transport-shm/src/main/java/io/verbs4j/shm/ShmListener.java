@@ -3,6 +3,7 @@ package io.verbs4j.shm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 
 import io.verbs4j.ConnectionException;
 import io.verbs4j.ConnectionRequest;
@@ -57,7 +58,7 @@ final class ShmListener implements Listener, MessageHandler
         final int length = ListenerSegmentDescriptor.length(capacity);
         try
         {
-            memory = MappedMemory.create(file, length);
+            memory = MappedMemory.create(file, length, ShmConfiguration.DIR_PROP_NAME);
         }
         catch (final VerbsException ex)
         {
@@ -80,6 +81,7 @@ final class ShmListener implements Listener, MessageHandler
     /** {@inheritDoc} */
     public synchronized ConnectionRequest accept(final Duration timeout)
     {
+        Objects.requireNonNull(timeout, "timeout");
         final long deadlineNs = System.nanoTime() + timeout.toNanos();
         final IdleStrategy idle = device.context().newIdleStrategy();
         while (true)

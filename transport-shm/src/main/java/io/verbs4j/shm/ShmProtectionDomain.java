@@ -52,7 +52,7 @@ public final class ShmProtectionDomain extends AbstractProtectionDomain
         {
             final long fileId = device.nextFileId();
             final Path file = device.files().region(device.pid(), device.deviceId(), fileId);
-            final RegionMemory memory = MappedMemory.create(file, length);
+            final RegionMemory memory = MappedMemory.create(file, length, ShmConfiguration.DIR_PROP_NAME);
             return new ShmMemoryRegion(this, memory, lkey, rkey, access, slot, fileId, file);
         }
         catch (final RuntimeException ex)

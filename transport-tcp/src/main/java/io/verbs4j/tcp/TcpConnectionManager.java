@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,6 +58,7 @@ final class TcpConnectionManager implements ConnectionManager
     /** {@inheritDoc} */
     public Listener listen(final String endpoint)
     {
+        Objects.requireNonNull(endpoint, "endpoint");
         checkOpen();
         final TcpEndpoint parsed = TcpEndpoint.parse(endpoint);
         final InetAddress bindAddress = listenAddress(parsed);
@@ -104,6 +106,9 @@ final class TcpConnectionManager implements ConnectionManager
     /** {@inheritDoc} */
     public byte[] connect(final QueuePair qp, final String endpoint, final byte[] privateData, final Duration timeout)
     {
+        Objects.requireNonNull(qp, "qp");
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(timeout, "timeout");
         checkOpen();
         final TcpQueuePair queuePair = own(qp, device);
         queuePair.ensureConnectable();

@@ -1,5 +1,6 @@
 package io.verbs4j.tcp;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.verbs4j.ConnectionRequest;
@@ -37,6 +38,7 @@ final class TcpConnectionRequest implements ConnectionRequest
     /** {@inheritDoc} */
     public void accept(final QueuePair qp, final byte[] privateData)
     {
+        Objects.requireNonNull(qp, "qp");
         final TcpQueuePair queuePair = TcpConnectionManager.own(qp, connection.device());
         queuePair.ensureConnectable();
         TcpConnectionManager.checkPrivateData(privateData);

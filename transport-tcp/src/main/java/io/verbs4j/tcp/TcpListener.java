@@ -1,6 +1,7 @@
 package io.verbs4j.tcp;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +41,7 @@ final class TcpListener implements Listener
     /** {@inheritDoc} */
     public ConnectionRequest accept(final Duration timeout)
     {
+        Objects.requireNonNull(timeout, "timeout");
         if (closed)
         {
             throw new ConnectionException("listener " + endpoint + " is closed");

@@ -36,7 +36,7 @@ final class TcpProtectionDomain extends AbstractProtectionDomain
         final Path dir = Path.of(device.configuration().memoryDir());
         final Path file = dir.resolve("verbs4j-tcp-" + ProcessHandle.current().pid() + "-" +
             Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        final RegionMemory memory = MappedMemory.create(file, length);
+        final RegionMemory memory = MappedMemory.create(file, length, TcpConfiguration.MEMORY_DIR_PROP_NAME);
         try
         {
             Files.deleteIfExists(file);

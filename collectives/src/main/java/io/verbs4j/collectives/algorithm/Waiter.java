@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.link.Links;
+import io.verbs4j.collectives.link.PeerLiveness;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -19,10 +20,17 @@ public final class Waiter
 {
     private static final long SCAN_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final System.Logger LOG = System.getLogger("io.verbs4j.collectives");
+    /**
+     * Least silence that makes a peer the one to blame for a timeout (or half the operation timeout, if less): far
+     * above the tick interval of a waiting rank (1 ms), and above the pauses a loaded machine or a GC gives a live one.
+     */
+    static final long MIN_BLAME_SILENCE_NS = TimeUnit.MILLISECONDS.toNanos(1_000);
 
     private final Links links;
     private final IdleStrategy idle;
     private final long opTimeoutNs;
+    private final long blameSilenceNs;
+    private PeerLiveness liveness;
     private volatile boolean abortRequested;
     private long deadlineNs;
     private long startNs;
@@ -46,6 +54,7 @@ public final class Waiter
         this.links = links;
         this.idle = idle;
         this.opTimeoutNs = opTimeoutNs;
+        this.blameSilenceNs = Math.min(MIN_BLAME_SILENCE_NS, opTimeoutNs / 2);
     }
 
     /**
@@ -83,6 +92,16 @@ public final class Waiter
     public void stallWarning(final long ns)
     {
         stallWarnNs = ns;
+    }
+
+    /**
+     * Keeps {@code liveness} ticking while waiting, and asks it which peer to blame when an operation times out.
+     *
+     * @param liveness the peers' liveness (the flag links' heartbeats).
+     */
+    public void watch(final PeerLiveness liveness)
+    {
+        this.liveness = liveness;
     }
 
     /** @return the links. */
@@ -136,6 +155,10 @@ public final class Waiter
         {
             lastScanNs = now;
             links.scan();
+            if (null != liveness)
+            {
+                liveness.tick(now);
+            }
         }
         if (stallWarnNs > 0 && !stallWarned && now - startNs > stallWarnNs)
         {
@@ -144,9 +167,7 @@ public final class Waiter
         }
         if (now - deadlineNs > 0)
         {
-            throw failure(CollectiveException.Reason.TIMEOUT, waitingOn, "no progress within the operation " +
-                "timeout of " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) + " ms" +
-                (waitingOn >= 0 ? " waiting for rank " + waitingOn + " (hung, or it did not make the same call)" : ""));
+            throw timeout(now, waitingOn);
         }
     }
 
@@ -159,6 +180,23 @@ public final class Waiter
             "; still waiting (the operation times out after " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) +
             " ms). Fine if that rank is busy (checkpoint, evaluation); a rank that never makes this call hangs " +
             "the job.");
+    }
+
+    private CollectiveException timeout(final long nowNs, final int waitingOn)
+    {
+        final String prefix = "no progress within the operation timeout of " +
+            TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) + " ms";
+        // The rank waited for may itself be waiting for another: blame the one whose heartbeat stood still.
+        final int silent = null == liveness ? -1 : liveness.silentPeer(nowNs, blameSilenceNs);
+        if (silent >= 0)
+        {
+            return failure(CollectiveException.Reason.TIMEOUT, silent, prefix + ": rank " + silent +
+                " has not answered for " + TimeUnit.NANOSECONDS.toMillis(liveness.silenceNs(silent, nowNs)) +
+                " ms (stopped, hung, or not in this call)" +
+                (waitingOn >= 0 && waitingOn != silent ? "; this rank was waiting for rank " + waitingOn : ""));
+        }
+        return failure(CollectiveException.Reason.TIMEOUT, waitingOn, prefix +
+            (waitingOn >= 0 ? " waiting for rank " + waitingOn + " (hung, or it did not make the same call)" : ""));
     }
 
     /**

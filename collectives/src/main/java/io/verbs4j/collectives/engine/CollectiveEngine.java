@@ -116,6 +116,9 @@ public final class CollectiveEngine implements AutoCloseable
         }
         final Waiter flagWaiter = new Waiter(flagLinks, idle, opTimeoutNs);
         flagWaiter.stallWarning(stallWarnNs);
+        // Both waiters keep the heartbeats going, so a timeout names the silent rank whatever links it ran on.
+        waiter.watch(flagLinks.heartbeats());
+        flagWaiter.watch(flagLinks.heartbeats());
         small = new AlgorithmSet(flagWaiter, offer.layout().slotBytes(), ring);
         smallMaxBytes = offer.maxBytes();
         return true;
@@ -218,6 +221,17 @@ public final class CollectiveEngine implements AutoCloseable
             fail(ex);
             throw ex;
         }
+    }
+
+    /**
+     * Checks a request's arguments without running it (what {@link #execute} checks first); any thread.
+     *
+     * @param r the arguments.
+     * @throws IllegalArgumentException naming the bad argument.
+     */
+    public void validate(final OpRequest r)
+    {
+        Validation.check(r, rank, size);
     }
 
     /**

@@ -40,7 +40,12 @@ final class Validation
                 break;
             case ALL_REDUCE_FUSED:
                 reducing(r);
-                if (null == r.fused || null == r.fusedCounts || r.fused.length != r.fusedCounts.length)
+                if (null == r.fused || null == r.fusedCounts)
+                {
+                    throw new IllegalArgumentException("allReduceFused: " + (null == r.fused ? "buffers" : "counts") +
+                        " must not be null");
+                }
+                if (r.fused.length != r.fusedCounts.length)
                 {
                     throw new IllegalArgumentException("allReduceFused: need as many counts as buffers");
                 }
@@ -96,18 +101,18 @@ final class Validation
                 buffer(r, "recv", r.recv, r.count * es * size);
                 break;
             case SEND:
-                peer(r, r.root, rank, size);
                 buffer(r, "buffer", r.send, r.count * es);
+                peer(r, r.root, rank, size);
                 break;
             case RECV:
-                peer(r, r.root, rank, size);
                 buffer(r, "buffer", r.recv, r.count * es);
+                peer(r, r.root, rank, size);
                 break;
             case SEND_RECV:
-                peer(r, r.root, rank, size);
-                peer(r, r.peer2, rank, size);
                 buffer(r, "send", r.send, r.count * es);
                 buffer(r, "recv", r.recv, r.recvCount * es);
+                peer(r, r.root, rank, size);
+                peer(r, r.peer2, rank, size);
                 break;
             default:
                 throw new IllegalArgumentException("not an operation: " + r.kind);

@@ -17,8 +17,8 @@ import java.nio.ByteBuffer;
  */
 public final class FlagLinkOffer
 {
-    /** Layout version. */
-    public static final int VERSION = 1;
+    /** Layout version (2: the credit line carries a heartbeat, see {@link FlagSlotLayout#HEARTBEAT_OFFSET}). */
+    public static final int VERSION = 2;
     /** Offset of the version. */
     public static final int VERSION_OFFSET = 0;
     /** Offset of the enabled flag. */

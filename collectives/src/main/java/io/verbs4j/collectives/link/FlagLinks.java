@@ -31,6 +31,7 @@ public final class FlagLinks implements Links
     private final FlagPeerLink[] flagLinks;
     private final boolean anyVerbsPeer;
     private final MemoryRegion region;
+    private final FlagHeartbeats heartbeats;
     private int failedPeer = -1;
     private String failureReason;
     private boolean closed;
@@ -40,6 +41,7 @@ public final class FlagLinks implements Links
         this.verbs = verbs;
         this.flagLinks = flagLinks;
         this.region = region;
+        this.heartbeats = new FlagHeartbeats(flagLinks, System.nanoTime());
         this.byRank = new PeerLink[verbs.size()];
         boolean verbsPeer = false;
         for (int p = 0; p < byRank.length; p++)
@@ -176,6 +178,12 @@ public final class FlagLinks implements Links
         }
         steps.awaitSendsComplete();
         return offers;
+    }
+
+    /** @return the heartbeats of the flag peers (for the waiters, whichever links an operation runs on). */
+    public PeerLiveness heartbeats()
+    {
+        return heartbeats;
     }
 
     /**

@@ -28,6 +28,8 @@ public final class FlagPeerLink implements PeerLink
     private final long outArea;
     private final long creditIn;
     private final long creditOut;
+    private final long heartbeatIn;
+    private final long heartbeatOut;
     private final int slots;
 
     private long sendSeq;
@@ -57,6 +59,25 @@ public final class FlagPeerLink implements PeerLink
         this.outArea = remote.buffer().addressOffset();
         this.creditIn = inArea + layout.creditOffset() + FlagSlotLayout.CONSUMED_OFFSET;
         this.creditOut = outArea + layout.creditOffset() + FlagSlotLayout.CONSUMED_OFFSET;
+        this.heartbeatIn = inArea + layout.creditOffset() + FlagSlotLayout.HEARTBEAT_OFFSET;
+        this.heartbeatOut = outArea + layout.creditOffset() + FlagSlotLayout.HEARTBEAT_OFFSET;
+    }
+
+    /**
+     * Shows the peer that this rank is alive: stores {@code beat} in this rank's area of the peer's region (this rank
+     * is its only writer). The view stays mapped even if the peer is gone, so the store is always safe.
+     *
+     * @param beat the new heartbeat value.
+     */
+    void beat(final long beat)
+    {
+        UnsafeApi.putLongRelease(null, heartbeatOut, beat);
+    }
+
+    /** @return the peer's heartbeat, as it last stored it in its area of this rank's region. */
+    long peerHeartbeat()
+    {
+        return UnsafeApi.getLongAcquire(null, heartbeatIn);
     }
 
     /** {@inheritDoc} */

@@ -18,8 +18,11 @@ import org.agrona.BitUtil;
  *     is reused without being reset, and a fresh (zero) region holds no message.
  *
  *   credit line (64 bytes):
- *     0: consumed (8) — how many of the owner's messages to rank p rank p has consumed; written by p with release
+ *     0: consumed (8)  — how many of the owner's messages to rank p rank p has consumed; written by p with release
  *        after it read them, polled by the owner before it reuses a slot in p's region.
+ *     8: heartbeat (8) — a counter rank p raises about every millisecond while it waits inside an operation; the
+ *        owner samples it to tell, when an operation times out, which rank stopped answering (a stopped or hung
+ *        process) from the ones merely waiting for it ({@link FlagHeartbeats}).
  * </pre>
  * An 8-byte payload shares the flag's cache line, so a small message is one line moving between the cores.
  */
@@ -33,6 +36,8 @@ public final class FlagSlotLayout
     public static final int PAYLOAD_OFFSET = 16;
     /** Offset of the consumed count in the credit line. */
     public static final int CONSUMED_OFFSET = 0;
+    /** Offset of the sender's heartbeat in the credit line. */
+    public static final int HEARTBEAT_OFFSET = 8;
     /** Length of the credit line. */
     public static final int CREDIT_LINE_LENGTH = 64;
 

@@ -252,7 +252,13 @@ public final class CollectiveRankMain
             final boolean reasonOk = kill ? CollectiveException.Reason.PEER_FAILED == ex.reason() :
                 (CollectiveException.Reason.TIMEOUT == ex.reason() ||
                 CollectiveException.Reason.PEER_FAILED == ex.reason());
-            return reasonOk && ms < FAILURE_BOUND_MS ? 0 : 1;
+            // A hung rank is named by every survivor (its heartbeat stood still), not the rank each one waited for.
+            final boolean blameOk = kill || !"shm".equals(context.transport()) || size - 1 == ex.peer();
+            if (!blameOk)
+            {
+                out.println("rank " + rank + " blamed rank " + ex.peer() + ", not the hung rank " + (size - 1));
+            }
+            return reasonOk && blameOk && ms < FAILURE_BOUND_MS ? 0 : 1;
         }
         finally
         {
