@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * verbs4j for Apache Spark's barrier execution mode: {@link io.verbs4j.spark.BarrierCommunicators} builds a
  * {@link io.verbs4j.collectives.Communicator} per barrier task (rank = partition id) whose bootstrap goes through
