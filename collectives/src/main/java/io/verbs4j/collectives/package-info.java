@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Collectives over verbs: {@link io.verbs4j.collectives.Communicator} (AllReduce, Broadcast, Reduce, AllGather,
  * ReduceScatter, AllToAll, Gather, Scatter, Barrier, send/recv; blocking and non-blocking; fused buffers), its

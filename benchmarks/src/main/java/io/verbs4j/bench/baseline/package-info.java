@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Baselines measured next to verbs4j: plain sockets, NIO, raw shared memory and memcpy.
  */

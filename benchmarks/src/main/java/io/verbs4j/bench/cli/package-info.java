@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Command-line front ends (picocli): option parsing and validation, exit code 2 on bad input.
  */

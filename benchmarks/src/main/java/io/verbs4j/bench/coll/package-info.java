@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * The nccl-tests-style collectives benchmark behind {@code verbs4j coll}: the collectives and their accounting
  * ({@link io.verbs4j.bench.coll.Collective}), the per-rank runner ({@link io.verbs4j.bench.coll.CollRank}), the

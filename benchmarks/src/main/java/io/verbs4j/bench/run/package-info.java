@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Running sessions: the transport registry, the timed loops, the perftest client and server.
  */

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Transports under test built on the verbs API ({@code shm-write}, {@code tcp-send}, ...): perftest's
  * {@code ib_write_lat/bw}, {@code ib_read_lat/bw}, {@code ib_send_lat/bw} and {@code ib_atomic_lat} methods over a

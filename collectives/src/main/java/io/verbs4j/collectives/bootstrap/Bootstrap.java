@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 package io.verbs4j.collectives.bootstrap;
 
 import java.nio.charset.StandardCharsets;
@@ -442,9 +445,9 @@ public final class Bootstrap
         if (usable.isEmpty())
         {
             throw new CollectiveException(CollectiveException.Reason.BOOTSTRAP, -1, -1, forced.isEmpty() ?
-                "no usable verbs4j provider on the class path (installed: " + all + "); add transport-shm and/or " +
-                "transport-tcp" : "forced transport '" + forced + "' is not installed or not usable here (installed: " +
-                all + ")", null);
+                "no usable verbs4j provider on the class path (installed: " + all + "); add io.verbs4j:verbs4j-shm " +
+                "and/or io.verbs4j:verbs4j-tcp" :
+                "forced transport '" + forced + "' is not installed or not usable here (installed: " + all + ")", null);
         }
         return usable;
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Runnable demos of the collectives: {@link io.verbs4j.collectives.demo.TrainingDemo} trains a small model
  * data-parallel over processes on this machine and prints an AllReduce timing table;

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Internal: the per-peer message channel the algorithms are written against ({@link
  * io.verbs4j.collectives.link.PeerLink}, {@link io.verbs4j.collectives.link.Links}) and its verbs implementation

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Bootstrap: key/value rendezvous stores (in-memory, file, TCP, prefixed) and the address exchange the
  * communicators use to find each other before any transport is up.

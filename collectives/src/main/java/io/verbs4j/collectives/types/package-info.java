@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Element types, reduction operators and the allocation-free reduction kernels the collectives apply to
  * off-heap memory.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Byte layouts of the shm provider: every shared-memory segment and every ring record is described here by a
  * descriptor class with an ASCII diagram and {@code *_OFFSET} constants (tested in {@code ProtocolLayoutTest}).
