@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * An NVSHMEM/OpenSHMEM-style symmetric heap over the verbs API: {@link io.verbs4j.shmem.SymmetricHeap} (put, get,
  * atomics, put-with-signal, wait-until, fence, quiet, barriers, teams) and {@link io.verbs4j.shmem.SymmetricMemory}

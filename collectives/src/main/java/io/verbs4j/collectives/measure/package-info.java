@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 /**
  * Measuring collectives in their steady state: {@link io.verbs4j.collectives.measure.WarmupPolicy} says when a
  * warm-up is over (a time and call minimum, then stable per-call times, under a cap),
