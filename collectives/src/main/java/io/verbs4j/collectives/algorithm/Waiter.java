@@ -177,9 +177,13 @@ public final class Waiter
     private void reportStall(final int waitingOn, final long now)
     {
         final long waitedMs = TimeUnit.NANOSECONDS.toMillis(now - startNs);
+        // As for a timeout: the rank waited for may itself wait for the one whose heartbeat stood still.
+        final int silent = null == liveness ? -1 : liveness.silentPeer(now, blameSilenceNs);
+        final String silence = silent < 0 || silent == waitingOn ? "" : " (rank " + silent + " has not answered for " +
+            TimeUnit.NANOSECONDS.toMillis(liveness.silenceNs(silent, now)) + " ms)";
         LOG.log(System.Logger.Level.WARNING, () -> "verbs4j: rank " + links.rank() + " of " + links.size() + ": " +
             opName + " #" + opSeq + " (" + opBytes + " bytes" + detail(detailA) + detail(detailB) + detail(detailC) +
-            ") has waited " + waitedMs + " ms" + (waitingOn >= 0 ? " for rank " + waitingOn : "") +
+            ") has waited " + waitedMs + " ms" + (waitingOn >= 0 ? " for rank " + waitingOn : "") + silence +
             "; still waiting (the operation times out after " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNs) +
             " ms). Fine if that rank is busy (checkpoint, evaluation); a rank that never makes this call hangs " +
             "the job.");
