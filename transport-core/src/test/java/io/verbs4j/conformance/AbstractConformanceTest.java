@@ -58,7 +58,9 @@ public abstract class AbstractConformanceTest
     /** @return the provider under test. */
     protected abstract String providerName();
 
-    /** @return device properties for both sides. */
+    /**
+     * @return device properties for both sides ({@code verbs4j.peer.timeout.ms} sets the context's peer timeout).
+     */
     protected Map<String, String> deviceProperties()
     {
         return Map.of();
@@ -74,7 +76,7 @@ public abstract class AbstractConformanceTest
     protected DeviceContext newContext()
     {
         final DeviceContext context = new DeviceContext();
-        deviceProperties().forEach(context::property);
+        deviceProperties().forEach((name, value) -> PeerMain.apply(context, name, value));
         return context;
     }
 

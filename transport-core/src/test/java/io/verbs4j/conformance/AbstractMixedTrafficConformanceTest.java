@@ -4,11 +4,14 @@
 package io.verbs4j.conformance;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.verbs4j.Capabilities;
+import io.verbs4j.config.CoreConfiguration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,10 +36,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Each run prints one line with its seed and operation counts. A failure names the seed; rerun it alone with
  * {@code -Dverbs4j.mixed.seed=N} (and {@code -Dverbs4j.mixed.rounds}, {@code -Dverbs4j.mixed.ops}). The default
  * suite runs {@link #DEFAULT_ROUNDS} rounds of {@link #DEFAULT_OPERATIONS} operations per side for three fixed seeds;
- * the {@code slow} tag ({@code -Pslow}) runs {@code verbs4j.mixed.slowSeeds} seeds (default 8, from 1000) of
+ * the {@code slow} tag ({@code -Pslow}) runs {@code verbs4j.mixed.slowSeeds} seeds (default 16, from 1000) of
  * {@link #SLOW_ROUNDS} rounds.
  * <p>
- * A provider module subclasses it once per mode it offers, naming the provider and the mode's device properties.
+ * A provider module subclasses it once per mode it offers, naming the provider and the mode's device properties
+ * ({@link #modeProperties()}).
  */
 public abstract class AbstractMixedTrafficConformanceTest extends AbstractConformanceTest
 {
@@ -45,10 +49,33 @@ public abstract class AbstractMixedTrafficConformanceTest extends AbstractConfor
     /** Operations per side and round. */
     public static final int DEFAULT_OPERATIONS = 400;
     /** Rounds per seed in the slow run. */
-    public static final int SLOW_ROUNDS = 25;
+    public static final int SLOW_ROUNDS = 50;
     /** First seed of the slow run. */
     public static final long FIRST_SLOW_SEED = 1000;
+    /**
+     * Peer timeout of both sides' devices. This suite is about order and data, not failure detection (other suites
+     * cover that with the default): with the default 500 ms, a shared machine under heavy load (load average above
+     * 20 on 2 cores while other builds ran) made heartbeats late and lost connections with RETRY_EXC_ERR.
+     */
+    public static final long PEER_TIMEOUT_MS = 10_000;
     private static final long PEER_ROUND_TIMEOUT_MS = MixedTrafficSide.STALL_MS + 30_000;
+
+    /**
+     * @return the mode's properties, plus the peer timeout of this suite ({@link #PEER_TIMEOUT_MS}).
+     */
+    @Override
+    protected final Map<String, String> deviceProperties()
+    {
+        final Map<String, String> properties = new HashMap<>(modeProperties());
+        properties.put(CoreConfiguration.PEER_TIMEOUT_PROP_NAME, Long.toString(PEER_TIMEOUT_MS));
+        return properties;
+    }
+
+    /** @return device properties (both sides) that select the provider's mode under test. */
+    protected Map<String, String> modeProperties()
+    {
+        return Map.of();
+    }
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3})
@@ -70,7 +97,7 @@ public abstract class AbstractMixedTrafficConformanceTest extends AbstractConfor
     @Timeout(value = 60, unit = TimeUnit.MINUTES)
     void shouldCarryLongMixedTwoWayTraffic()
     {
-        final int seeds = Integer.getInteger("verbs4j.mixed.slowSeeds", 8);
+        final int seeds = Integer.getInteger("verbs4j.mixed.slowSeeds", 16);
         for (int s = 0; s < seeds; s++)
         {
             run(FIRST_SLOW_SEED + s, SLOW_ROUNDS, DEFAULT_OPERATIONS);

@@ -8,7 +8,9 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.config.CoreConfiguration;
 import io.verbs4j.config.DeviceContext;
 
 /**
@@ -36,7 +38,7 @@ public final class PeerMain
         for (int i = 1; i < args.length; i++)
         {
             final int eq = args[i].indexOf('=');
-            context.property(args[i].substring(0, eq), args[i].substring(eq + 1));
+            apply(context, args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         final LocalPeer peer = new LocalPeer(args[0], context);
@@ -152,6 +154,26 @@ public final class PeerMain
                 return null;
             default:
                 throw new IllegalArgumentException("unknown command " + w[0]);
+        }
+    }
+
+    /**
+     * Sets one device property on a context. The peer timeout ({@link CoreConfiguration#PEER_TIMEOUT_PROP_NAME}, in
+     * milliseconds) is a JVM-wide system property that a context takes only through its setter: it is mapped to that.
+     *
+     * @param context the context.
+     * @param name    property name.
+     * @param value   its value.
+     */
+    static void apply(final DeviceContext context, final String name, final String value)
+    {
+        if (CoreConfiguration.PEER_TIMEOUT_PROP_NAME.equals(name))
+        {
+            context.peerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(Long.parseLong(value)));
+        }
+        else
+        {
+            context.property(name, value);
         }
     }
 

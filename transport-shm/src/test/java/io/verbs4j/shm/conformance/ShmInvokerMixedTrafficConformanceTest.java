@@ -17,7 +17,7 @@ class ShmInvokerMixedTrafficConformanceTest extends AbstractMixedTrafficConforma
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of("verbs4j.progress.thread", "false");
     }

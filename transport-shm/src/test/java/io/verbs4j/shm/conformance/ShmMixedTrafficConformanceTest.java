@@ -17,7 +17,7 @@ class ShmMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of();
     }

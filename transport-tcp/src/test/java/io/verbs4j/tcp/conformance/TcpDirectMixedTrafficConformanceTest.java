@@ -20,7 +20,7 @@ class TcpDirectMixedTrafficConformanceTest extends AbstractMixedTrafficConforman
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of("verbs4j.tcp.direct.write", "true");
     }

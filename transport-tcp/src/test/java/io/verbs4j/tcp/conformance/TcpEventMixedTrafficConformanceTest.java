@@ -17,7 +17,7 @@ class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanc
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of();
     }

@@ -17,7 +17,7 @@ class TcpNioMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceT
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of("verbs4j.tcp.transport", "nio");
     }

@@ -20,7 +20,7 @@ class TcpPollDirectMixedTrafficConformanceTest extends AbstractMixedTrafficConfo
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of("verbs4j.tcp.mode", "poll", "verbs4j.tcp.direct.write", "true");
     }

@@ -20,7 +20,7 @@ class TcpPollMixedTrafficConformanceTest extends AbstractMixedTrafficConformance
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return Map.of("verbs4j.tcp.mode", "poll");
     }

@@ -18,7 +18,7 @@ class TcpTlsMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceT
     }
 
     @Override
-    protected Map<String, String> deviceProperties()
+    protected Map<String, String> modeProperties()
     {
         return TlsConformanceStores.properties();
     }
