@@ -75,6 +75,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CollCommand implements Callable<Integer>
 {
     private static final Duration CLUSTER_LIMIT = Duration.ofHours(12);
+    /** Largest {@code -w}, as perftest's: an exact count beyond it would run for hours. */
+    private static final long MAX_WARMUP_CALLS = 100_000_000L;
 
     @Spec
     private CommandSpec spec;
@@ -354,6 +356,10 @@ public final class CollCommand implements Callable<Integer>
         if (warmup < 0 || iters < 1)
         {
             throw usage("-w must be >= 0 and -n >= 1");
+        }
+        if (warmup > MAX_WARMUP_CALLS)
+        {
+            throw usage("-w must not exceed " + MAX_WARMUP_CALLS);
         }
         s.warmup = warmup;
         s.warmupExact = warmupExact;

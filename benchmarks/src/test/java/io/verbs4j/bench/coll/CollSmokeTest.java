@@ -128,6 +128,8 @@ class CollSmokeTest
         run(2, "coll", "nosuch");
         run(2, "coll", "allreduce", "--async", "--blocking");
         run(2, "coll", "sendrecv", "-g", "1");
+        run(2, "coll", "allreduce", "-w", "-1");
+        run(2, "coll", "allreduce", "-w", "100000001", "--warmup-exact");
     }
 
     private static String run(final int expectedCode, final String... args)
