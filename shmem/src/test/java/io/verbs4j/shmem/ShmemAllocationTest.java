@@ -26,7 +26,7 @@ class ShmemAllocationTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
+    @ValueSource(strings = {"shm", "tcp", "shm-verbs"})
     void theDataPathAllocatesNothingPerOperation(final String transport)
     {
         Heaps.run(2, transport, heap ->
