@@ -52,7 +52,8 @@ abstract class HeapOperations
             view.putBytes((int)destOffset, src, srcIndex, length);
             return;
         }
-        verbs.put(pe, dest.remoteAddress(pe) + destOffset, dest.rkey(pe), src, srcIndex, length, true);
+        verbs.awaitCompleted(pe, verbs.put(pe, dest.remoteAddress(pe) + destOffset, dest.rkey(pe), src, srcIndex,
+            length, true), "put");
     }
 
     /**
@@ -236,8 +237,10 @@ abstract class HeapOperations
             }
             return;
         }
-        verbs.put(pe, dest.remoteAddress(pe) + destOffset, dest.rkey(pe), src, srcIndex, length, blocking);
-        // same queue pair, after the data: RC places requests in order, so the signal lands after the data
+        final long data = verbs.put(pe, dest.remoteAddress(pe) + destOffset, dest.rkey(pe), src, srcIndex, length,
+            blocking);
+        // same queue pair, after the data: RC places requests in order, so the signal lands after the data; it is
+        // posted before waiting for an in-place source, so the two travel back to back
         if (SignalOp.SET == op)
         {
             verbs.putLong(pe, sig.remoteAddress(pe) + sigOffset, sig.rkey(pe), signal);
@@ -246,6 +249,7 @@ abstract class HeapOperations
         {
             verbs.add(pe, sig.remoteAddress(pe) + sigOffset, sig.rkey(pe), signal);
         }
+        verbs.awaitCompleted(pe, data, "putSignal");
     }
 
     // ---------------------------------------------------------------- atomics

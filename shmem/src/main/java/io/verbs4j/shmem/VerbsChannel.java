@@ -136,15 +136,18 @@ final class VerbsChannel implements CompletionHandler
     /**
      * A put of {@code length} bytes to {@code remote} (verbs address) on {@code pe}.
      *
-     * @param blocking true: return when the source may be reused; false: when it is posted (source busy until
-     *                 quiet unless it was staged or inlined).
+     * @param blocking true: the caller needs the source back before the next quiet (so a large registered source
+     *                 is still sent in place, but the caller must {@link #awaitCompleted} the returned request);
+     *                 false: the source may stay busy until quiet.
+     * @return the request to await before the source may be reused, or 0 when it may be reused now (staged or
+     *         inline, or not blocking).
      */
-    void put(final int pe, final long remote, final int rkey, final DirectBuffer src, final int srcIndex,
+    long put(final int pe, final long remote, final int rkey, final DirectBuffer src, final int srcIndex,
         final int length, final boolean blocking)
     {
         if (0 == length)
         {
-            return;
+            return 0;
         }
         final int d = deviceOf[pe];
         final boolean registered = registrations.find(src, srcIndex, length, d);
@@ -162,18 +165,14 @@ final class VerbsChannel implements CompletionHandler
             }
             request.opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED | SendRequest.INLINE).remote(remote, rkey);
             post(pe, KIND_PLAIN, -1);
-            return;
+            return 0;
         }
         if (registered && (!blocking || length > staging[d].slotBytes()))
         {
             request.clearSges().sge(registrations.foundIova(), length, registrations.foundLkey())
                 .opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED).remote(remote, rkey);
             final long seq = post(pe, KIND_PLAIN, -1);
-            if (blocking)
-            {
-                awaitCompleted(pe, seq, "put");
-            }
-            return;
+            return blocking ? seq : 0;
         }
         // staged: copied chunk by chunk into bounce slots; the source is free when this returns
         final StagingSlots s = staging[d];
@@ -188,6 +187,7 @@ final class VerbsChannel implements CompletionHandler
                 .opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED).remote(remote + done, rkey);
             post(pe, KIND_PUT_STAGED, slot);
         }
+        return 0;
     }
 
     /**
@@ -461,7 +461,14 @@ final class VerbsChannel implements CompletionHandler
         return slot;
     }
 
-    private void awaitCompleted(final int pe, final long seq, final String what)
+    /**
+     * Waits until request {@code seq} of {@code pe} completed.
+     *
+     * @param pe   the peer.
+     * @param seq  a value returned by a post (0: nothing to wait for).
+     * @param what the call, for a timeout message.
+     */
+    void awaitCompleted(final int pe, final long seq, final String what)
     {
         if (completed[pe] >= seq)
         {
