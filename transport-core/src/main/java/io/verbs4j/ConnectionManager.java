@@ -32,7 +32,9 @@ public interface ConnectionManager
      * @param privateData bytes for the peer (up to {@link Capabilities#maxPrivateDataLength()}), may be empty or null.
      * @param timeout     longest wait for the peer's answer.
      * @return the private data of the peer's accept.
-     * @throws ConnectionException if refused, rejected, timed out, or the endpoint is malformed.
+     * @throws ConnectionException        if refused, rejected, timed out, or the endpoint is malformed.
+     * @throws MemoryReservationException if the connection's shared memory (shm rings) cannot be reserved; nothing
+     *                                    was sent to the listener.
      */
     byte[] connect(QueuePair qp, String endpoint, byte[] privateData, Duration timeout);
 }
