@@ -13,6 +13,7 @@ public final class RemoteAccessException extends VerbsException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The verbs status ({@link WcStatus}) of the refused access. */
     private final int status;
 
     /**

@@ -34,8 +34,11 @@ public final class CollectiveException extends RuntimeException
         INTERNAL
     }
 
+    /** Why the collective failed. */
     private final Reason reason;
+    /** The rank that reports the failure. */
     private final int rank;
+    /** The peer the failure is attributed to, or -1. */
     private final int peer;
 
     /**

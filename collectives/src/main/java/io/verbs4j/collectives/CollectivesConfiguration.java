@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * <tr><td>{@value #TRANSPORT_PROP_NAME}</td><td>(empty)</td><td>force one provider ({@code shm}, {@code tcp})
  * for every peer instead of choosing per peer</td></tr>
  * <tr><td>{@value #HOST_ADDRESS_PROP_NAME}</td><td>127.0.0.1</td><td>address peers on other hosts use to reach this
- * one (tcp listeners)</td></tr>
+ * one (tcp listeners); {@link Communicator#fromEnvironment()} takes the route to the master when it is not set</td>
+ * </tr>
  * <tr><td>{@value #CALIBRATE_PROP_NAME}</td><td>true</td><td>measure latency and bandwidth at creation for the
  * algorithm selector (false: use the built-in per-transport table)</td></tr>
  * <tr><td>{@value #MAX_PENDING_PROP_NAME}</td><td>64</td><td>non-blocking handles per communicator</td></tr>

@@ -79,37 +79,55 @@ public final class CommBuffer
         return new CommBuffer().wrap(buffer);
     }
 
-    /** @param array the array. @return a buffer over all of it. */
+    /**
+     * @param array the array.
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final byte[] array)
     {
         return new CommBuffer().wrap(array);
     }
 
-    /** @param array the array (float16/bfloat16 bits, or int16). @return a buffer over all of it. */
+    /**
+     * @param array the array (float16/bfloat16 bits, or int16).
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final short[] array)
     {
         return new CommBuffer().wrap(array);
     }
 
-    /** @param array the array. @return a buffer over all of it. */
+    /**
+     * @param array the array.
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final int[] array)
     {
         return new CommBuffer().wrap(array);
     }
 
-    /** @param array the array. @return a buffer over all of it. */
+    /**
+     * @param array the array.
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final long[] array)
     {
         return new CommBuffer().wrap(array);
     }
 
-    /** @param array the array. @return a buffer over all of it. */
+    /**
+     * @param array the array.
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final float[] array)
     {
         return new CommBuffer().wrap(array);
     }
 
-    /** @param array the array. @return a buffer over all of it. */
+    /**
+     * @param array the array.
+     * @return a buffer over all of it.
+     */
     public static CommBuffer of(final double[] array)
     {
         return new CommBuffer().wrap(array);
@@ -169,42 +187,60 @@ public final class CommBuffer
         return this;
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final byte[] array)
     {
         Objects.requireNonNull(array, "array");
         return heap(array, byte[].class, array.length);
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final short[] array)
     {
         Objects.requireNonNull(array, "array");
         return heap(array, short[].class, 2L * array.length);
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final int[] array)
     {
         Objects.requireNonNull(array, "array");
         return heap(array, int[].class, 4L * array.length);
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final long[] array)
     {
         Objects.requireNonNull(array, "array");
         return heap(array, long[].class, 8L * array.length);
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final float[] array)
     {
         Objects.requireNonNull(array, "array");
         return heap(array, float[].class, 4L * array.length);
     }
 
-    /** @param array the array. @return this. */
+    /**
+     * @param array the array.
+     * @return this.
+     */
     public CommBuffer wrap(final double[] array)
     {
         Objects.requireNonNull(array, "array");

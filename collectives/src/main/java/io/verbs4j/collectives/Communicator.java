@@ -6,7 +6,11 @@ package io.verbs4j.collectives;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+<<<<<<< HEAD
 import java.util.Objects;
+=======
+import java.util.Map;
+>>>>>>> release
 
 import io.verbs4j.Access;
 import io.verbs4j.Device;
@@ -24,6 +28,8 @@ import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.SoloLinks;
 import io.verbs4j.collectives.rendezvous.AddressExchange;
+import io.verbs4j.collectives.rendezvous.EnvRendezvous;
+import io.verbs4j.collectives.rendezvous.FileStore;
 import io.verbs4j.collectives.rendezvous.PrefixStore;
 import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
@@ -77,6 +83,8 @@ public final class Communicator implements AutoCloseable
     private final CollectiveOp scratch = new CollectiveOp();
     private final List<Device> extraDevices = new ArrayList<>();
     private ProtectionDomain soloPd;
+    /** The store {@link #fromEnvironment} opened for this communicator, closed with it; else null. */
+    private RendezvousStore ownedStore;
     private int splits;
     private int shrinks;
 
@@ -122,6 +130,75 @@ public final class Communicator implements AutoCloseable
             bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
         CreationReport.warnIfOversubscribedBusyPoll(rank, context.idleSpins() >= Integer.MAX_VALUE,
             engine.flagLinkPeers() + 1, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Creates a communicator from the launcher's environment in one call, as PyTorch's {@code init_process_group()}
+     * does: {@code fromEnvironment(System.getenv(), new CommunicatorContext())}. Collective: every rank calls it.
+     * <pre>{@code
+     * // torchrun --nproc-per-node 4 ..., mpirun -np 4 -x MASTER_ADDR -x MASTER_PORT java ..., or a shell loop
+     * try (Communicator comm = Communicator.fromEnvironment())
+     * {
+     *     comm.allReduce(grads, grads, n, DataType.FLOAT32, ReduceOp.SUM);
+     * }
+     * }</pre>
+     *
+     * @return the communicator; closing it also closes the store it opened.
+     * @throws IllegalArgumentException naming the variable that is missing or malformed.
+     * @throws CollectiveException with reason BOOTSTRAP if the ranks could not be connected.
+     * @see #fromEnvironment(Map, CommunicatorContext)
+     */
+    public static Communicator fromEnvironment()
+    {
+        return fromEnvironment(System.getenv(), new CommunicatorContext());
+    }
+
+    /**
+     * Creates a communicator from launcher variables. Collective: every rank calls it.
+     * <ul>
+     *   <li>Rank and size: {@code RANK} and {@code WORLD_SIZE} (torchrun, or set by hand), else Open MPI's
+     *       {@code OMPI_COMM_WORLD_RANK} and {@code OMPI_COMM_WORLD_SIZE}.</li>
+     *   <li>Store: {@code VERBS4J_INIT_METHOD}, a URL as torch's {@code init_method}: {@code env://} (the default)
+     *       reads {@code MASTER_ADDR} and {@code MASTER_PORT}, where rank 0 hosts a TCP store
+     *       ({@link EnvRendezvous}); {@code tcp://host:port} names that address directly; {@code file:///dir} uses a
+     *       directory every rank can see ({@link FileStore}).</li>
+     *   <li>Host address (where this rank's tcp links listen): with a TCP store, the local address of the route to
+     *       the master, the interface torchrun and NCCL would pick; unless
+     *       {@value CollectivesConfiguration#HOST_ADDRESS_PROP_NAME} is set or the context already names an address
+     *       other than the default. With {@code file://}, set the address for jobs across hosts.</li>
+     * </ul>
+     * The other settings come from the context (name, transport, timeouts, ...).
+     *
+     * @param env     the environment, e.g. {@code System.getenv()}.
+     * @param context settings; rank, size, store and possibly the host address are set here, then concluded.
+     * @return the communicator; closing it also closes the store it opened (on rank 0 that stops the TCP store,
+     *         so {@link #shrink()} must run before).
+     * @throws IllegalArgumentException naming the variable that is missing or malformed.
+     * @throws CollectiveException with reason BOOTSTRAP if the ranks could not be connected.
+     */
+    public static Communicator fromEnvironment(final Map<String, String> env, final CommunicatorContext context)
+    {
+        final EnvironmentInit.Plan plan = EnvironmentInit.plan(env);
+        EnvironmentInit.apply(plan, context);
+        final RendezvousStore store = plan.open();
+        try
+        {
+            final Communicator communicator = create(context.store(store));
+            communicator.ownedStore = store;
+            return communicator;
+        }
+        catch (final RuntimeException ex)
+        {
+            try
+            {
+                store.close();
+            }
+            catch (final RuntimeException suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            throw ex;
+        }
     }
 
     private static Communicator create(final CommunicatorContext context, final AddressExchange exchange)
@@ -667,13 +744,14 @@ public final class Communicator implements AutoCloseable
 
     /**
      * Closes the communicator: waits for pending non-blocking calls, runs a final barrier (when healthy) so that no
-     * rank tears down while others still need it, then frees the connections, memory from {@link #allocate} and the
-     * devices. Idempotent.
+     * rank tears down while others still need it, then frees the connections, memory from {@link #allocate}, the
+     * devices and the store {@link #fromEnvironment} opened. Idempotent.
      */
     public void close()
     {
         if (runner.isClosed())
         {
+            closeOwnedStore();
             return;
         }
         try
@@ -688,7 +766,24 @@ public final class Communicator implements AutoCloseable
             // a failing peer at close time is not this rank's problem any more
         }
         runner.close();
-        closeResources();
+        try
+        {
+            closeResources();
+        }
+        finally
+        {
+            closeOwnedStore();
+        }
+    }
+
+    private void closeOwnedStore()
+    {
+        final RendezvousStore store = ownedStore;
+        ownedStore = null;
+        if (null != store)
+        {
+            store.close();
+        }
     }
 
     private void closeResources()

@@ -31,6 +31,15 @@ public record SessionSpec(
 
     /**
      * Validates the fields.
+     *
+     * @param transport    name of the transport under test.
+     * @param kind         latency or bandwidth.
+     * @param messageBytes bytes per message, at least 1.
+     * @param warmup       untimed iterations before the timed ones.
+     * @param iterations   timed iterations, at least 1.
+     * @param window       bandwidth only: messages per acknowledged window; 1 for latency.
+     * @param busyPoll     whether idle loops busy-spin.
+     * @param timeoutMs    how long any single wait for the peer may take.
      */
     public SessionSpec
     {

@@ -7,12 +7,10 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeSet;
 
-import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
 import io.verbs4j.collectives.rendezvous.EnvRendezvous;
-import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 
@@ -20,16 +18,17 @@ import io.verbs4j.collectives.types.ReduceOp;
  * One rank of an AllReduce job bootstrapped the torchrun way, for ranks started by any launcher (a shell loop,
  * mpirun, Slurm, Kubernetes): {@code MASTER_ADDR}, {@code MASTER_PORT}, {@code RANK} (or
  * {@code OMPI_COMM_WORLD_RANK}) and {@code WORLD_SIZE} (or {@code OMPI_COMM_WORLD_SIZE}) through
- * {@link EnvRendezvous}; rank 0 hosts the TCP store. Every rank sums {@code count} float32 values equal to
- * {@code rank + 1}, checks that it got {@code n(n+1)/2} everywhere, prints one line, then times a few more calls.
+ * {@link Communicator#fromEnvironment(Map, CommunicatorContext)}; rank 0 hosts the TCP store. Every rank sums
+ * {@code count} float32 values equal to {@code rank + 1}, checks that it got {@code n(n+1)/2} everywhere, prints
+ * one line, then times a few more calls.
  * <pre>
  *   for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 \
  *     java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp verbs4j-benchmarks.jar \
  *     io.verbs4j.collectives.demo.EnvAllReduce &amp; done; wait
  * </pre>
  * Arguments: optional element count (default 1048576) and timed iterations (default 20). Across hosts, tcp listens
- * on {@code -Dverbs4j.collectives.host.address}, else on {@link EnvRendezvous#localAddress()} (the local address
- * of the route to {@code MASTER_ADDR}).
+ * on {@code -Dverbs4j.collectives.host.address}, else on the local address of the route to {@code MASTER_ADDR}
+ * ({@link EnvRendezvous#localAddress()}).
  * Exit code 0 when the sums are right, 1 otherwise.
  */
 public final class EnvAllReduce
@@ -58,17 +57,11 @@ public final class EnvAllReduce
      */
     public static int run(final Map<String, String> env, final int count, final int iterations)
     {
-        final EnvRendezvous rendezvous = EnvRendezvous.from(env);
-        final int rank = rendezvous.rank();
-        final int size = rendezvous.worldSize();
-        final CommunicatorContext context = new CommunicatorContext().rank(rank).size(size).name("env-allreduce");
-        if (null == System.getProperty(CollectivesConfiguration.HOST_ADDRESS_PROP_NAME))
+        final CommunicatorContext context = new CommunicatorContext().name("env-allreduce");
+        try (Communicator comm = Communicator.fromEnvironment(env, context))
         {
-            context.hostAddress(rendezvous.localAddress());
-        }
-        try (RendezvousStore store = rendezvous.connect(RendezvousStore.DEFAULT_TIMEOUT);
-             Communicator comm = Communicator.create(context.store(store)))
-        {
+            final int rank = comm.rank();
+            final int size = comm.size();
             final float[] values = new float[count];
             Arrays.fill(values, rank + 1);
             final CommBuffer buffer = CommBuffer.of(values);
@@ -109,7 +102,9 @@ public final class EnvAllReduce
         }
         catch (final RuntimeException ex)
         {
-            System.err.println("rank " + rank + "/" + size + ": " + ex);
+            // before the environment was read (a variable missing) there is no rank yet
+            System.err.println((context.rank() < 0 ? "env-allreduce" : "rank " + context.rank() + "/" +
+                context.size()) + ": " + ex);
             return 1;
         }
     }

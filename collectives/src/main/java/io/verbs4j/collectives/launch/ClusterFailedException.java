@@ -11,7 +11,9 @@ public class ClusterFailedException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The first rank that failed, or -1 for a timeout with no failure. */
     private final int failedRank;
+    /** Whether the run hit its timeout. */
     private final boolean timedOut;
 
     /**

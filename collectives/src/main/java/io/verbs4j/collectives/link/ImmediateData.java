@@ -69,19 +69,28 @@ public final class ImmediateData
         return (KIND_ABORT << KIND_SHIFT) | (culprit + 1);
     }
 
-    /** @param imm immediate. @return its kind. */
+    /**
+     * @param imm immediate.
+     * @return its kind.
+     */
     public static int kind(final int imm)
     {
         return imm >>> KIND_SHIFT;
     }
 
-    /** @param imm immediate. @return its slot number. */
+    /**
+     * @param imm immediate.
+     * @return its slot number.
+     */
     public static int slot(final int imm)
     {
         return (imm >>> SLOT_SHIFT) & SLOT_MASK;
     }
 
-    /** @param imm immediate. @return its value. */
+    /**
+     * @param imm immediate.
+     * @return its value.
+     */
     public static int value(final int imm)
     {
         return imm & VALUE_MASK;

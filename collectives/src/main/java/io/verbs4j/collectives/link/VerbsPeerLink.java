@@ -111,7 +111,10 @@ public final class VerbsPeerLink implements PeerLink
         data.opcode(Opcode.RDMA_WRITE_WITH_IMM);
     }
 
-    /** @return receives kept posted. */
+    /**
+     * @param slots inbox slots of the link.
+     * @return receives kept posted.
+     */
     public static int recvDepth(final int slots)
     {
         return 2 * slots + 2;
@@ -141,7 +144,12 @@ public final class VerbsPeerLink implements PeerLink
         credit.remote(remoteInbox, remoteRkey);
     }
 
-    /** @return the handshake to send the peer. */
+    /**
+     * @param rank   this rank.
+     * @param size   the communicator size.
+     * @param commId communicator id.
+     * @return the handshake to send the peer.
+     */
     public Handshake handshake(final int rank, final int size, final long commId)
     {
         return new Handshake(rank, size, slots, slotBytes, inboxRegion.rkey(), inboxRegion.address(), commId);

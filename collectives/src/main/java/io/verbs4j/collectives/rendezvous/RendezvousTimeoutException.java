@@ -12,6 +12,7 @@ public class RendezvousTimeoutException extends RendezvousException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The keys that did not appear in time. */
     private final List<String> missingKeys;
 
     /**

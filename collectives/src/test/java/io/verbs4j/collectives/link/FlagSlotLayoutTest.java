@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
 package io.verbs4j.collectives.link;
 
 import org.agrona.BitUtil;

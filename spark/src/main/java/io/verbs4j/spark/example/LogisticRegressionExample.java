@@ -44,12 +44,26 @@ public final class LogisticRegressionExample
     {
     }
 
-    /** One labelled point. */
+    /**
+     * One labelled point.
+     *
+     * @param label 0 or 1.
+     * @param x     the features.
+     * @serial exclude (shipped between Spark tasks only, not a stored format)
+     */
     public record Point(double label, double[] x) implements Serializable
     {
     }
 
-    /** What one barrier task returns. */
+    /**
+     * What one barrier task returns.
+     *
+     * @param partition  the partition (= rank).
+     * @param transports the transport to each other rank, as {@code rank=transport} pairs.
+     * @param weights    the final weights.
+     * @param losses     the loss after each iteration.
+     * @serial exclude (shipped between Spark tasks only, not a stored format)
+     */
     public record PartitionResult(int partition, String transports, double[] weights, double[] losses)
         implements Serializable
     {
