@@ -6,11 +6,8 @@ package io.verbs4j.collectives;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-<<<<<<< HEAD
-import java.util.Objects;
-=======
 import java.util.Map;
->>>>>>> release
+import java.util.Objects;
 
 import io.verbs4j.Access;
 import io.verbs4j.Device;
