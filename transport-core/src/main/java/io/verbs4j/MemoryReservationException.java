@@ -19,8 +19,11 @@ public final class MemoryReservationException extends VerbsException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The directory the segment was to be created in. */
     private final String directory;
+    /** Bytes the segment needed. */
     private final long requestedBytes;
+    /** Bytes free there when it was refused, or -1 if unknown. */
     private final long freeBytes;
 
     /**
