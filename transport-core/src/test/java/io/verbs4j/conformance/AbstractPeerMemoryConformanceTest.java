@@ -195,6 +195,7 @@ public abstract class AbstractPeerMemoryConformanceTest extends AbstractConforma
             {
                 view.putLongRelease(0, 1);
                 assertEquals(1, victim.getLongVolatile(remote.id(), 0));
+                view.buffer().putLong(8, 3);
                 victim.kill();
                 final long timeoutMs = Long.getLong(CoreConfiguration.PEER_TIMEOUT_PROP_NAME,
                     CoreConfiguration.PEER_TIMEOUT_DEFAULT_MS);
