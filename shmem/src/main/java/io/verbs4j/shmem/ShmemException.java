@@ -28,7 +28,9 @@ public final class ShmemException extends RuntimeException
         BOOTSTRAP
     }
 
+    /** Why the call failed. */
     private final Reason reason;
+    /** The PE involved, or -1. */
     private final int pe;
 
     /**

@@ -1231,7 +1231,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             case FrameType.DISCONNECT:
                 LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
                 final TcpQueuePair bound = qp;
-                if (null != bound)
+                // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps
+                // reconnected) since then must not be moved to ERROR by its old connection's late frames.
+                if (null != bound && bound.connection() == this)
                 {
                     bound.enterError();
                 }
@@ -1659,7 +1661,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         counters.increment(TcpCounter.PROTOCOL_ERRORS);
         LOG.log(Level.WARNING, "verbs4j tcp: closing the connection with " + peer() + ": protocol error: " + reason);
         final TcpQueuePair bound = qp;
-        if (null != bound && QpState.ERROR != bound.state())
+        if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
         {
             bound.fail(WcStatus.BAD_RESP_ERR);
         }
@@ -1696,7 +1698,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 TimeUnit.NANOSECONDS.toMillis(silence.silentNs()) + " ms (peer timeout); closing the connection");
             closed = true;
             final TcpQueuePair bound = qp;
-            if (null != bound && QpState.ERROR != bound.state())
+            if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
             {
                 bound.fail(WcStatus.RETRY_EXC_ERR);
             }
