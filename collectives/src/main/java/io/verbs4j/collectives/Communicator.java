@@ -175,6 +175,8 @@ public final class Communicator implements AutoCloseable
      */
     public static Communicator fromEnvironment(final Map<String, String> env, final CommunicatorContext context)
     {
+        Objects.requireNonNull(env, "env");
+        Objects.requireNonNull(context, "context");
         final EnvironmentInit.Plan plan = EnvironmentInit.plan(env);
         EnvironmentInit.apply(plan, context);
         final RendezvousStore store = plan.open();

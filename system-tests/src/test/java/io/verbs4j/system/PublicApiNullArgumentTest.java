@@ -180,6 +180,7 @@ class PublicApiNullArgumentTest
                 .sample(CommBuffer[].class, () -> new CommBuffer[]{CommBuffer.of(new byte[64])})
                 .sample(long[].class, () -> new long[]{1})
                 .sample(java.util.Collection.class, () -> List.of("k"))
+                .sample(java.util.Map.class, java.util.Map::of)
                 .sample(byte[].class, () -> new byte[64])
                 .sample(short[].class, () -> new short[32])
                 .sample(int[].class, () -> new int[16])
