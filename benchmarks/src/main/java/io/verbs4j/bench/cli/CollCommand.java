@@ -173,6 +173,12 @@ public final class CollCommand implements Callable<Integer>
     @Option(names = "--busy-poll", description = "Waiting threads spin (default: spin, yield, then park).")
     private boolean busyPoll;
 
+    @Option(names = "--bind-to", paramLabel = "core|none", defaultValue = "core",
+        description = "Processes mode: bind each rank process to a core of its own with taskset, as mpirun " +
+            "--bind-to core does (default core; ranks stay unbound when they outnumber the cores or taskset is " +
+            "missing).")
+    private String bindTo;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
         description = "Limit per call and for the bootstrap (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
@@ -381,6 +387,11 @@ public final class CollCommand implements Callable<Integer>
         s.average = average;
         s.json = null == json ? null : json.toAbsolutePath().toString();
         s.busyPoll = busyPoll;
+        if (!"core".equals(bindTo) && !"none".equals(bindTo))
+        {
+            throw usage("--bind-to must be core or none, not " + bindTo);
+        }
+        s.bindToCores = "core".equals(bindTo);
         if (timeoutSeconds < 1)
         {
             throw usage("--timeout must be >= 1");
@@ -491,7 +502,7 @@ public final class CollCommand implements Callable<Integer>
         args.add("--rank-process");
         final RankOutput router = new RankOutput(out, err, true);
         final ClusterResult result = new LoopbackCluster(settings.ranks).timeout(CLUSTER_LIMIT).output(router)
-            .run(Main.class.getName(), args.toArray(new String[0]));
+            .bindToCores(settings.bindToCores).run(Main.class.getName(), args.toArray(new String[0]));
         out.flush();
         err.flush();
         if (!result.succeeded())

@@ -556,12 +556,14 @@ public final class CollRank
             !s.sizes.isEmpty() ? "list" : (s.stepFactor > 1 ? s.stepFactor + "(factor)" : s.stepBytes + "(bytes)"),
             s.warmup, s.iters, s.async && Collective.SENDRECV != coll ? "async" : "blocking",
             s.check ? 1 : 0, averageName(s.average));
-        out.printf(Locale.ROOT, "# idle: %s; device progress thread: %s | JDK %s | %d CPUs%n",
+        out.printf(Locale.ROOT, "# idle: %s; device progress thread: %s | JDK %s | %d CPUs%s%n",
             s.busyPoll ? "busy-poll (spin)" : String.format(Locale.ROOT, "spin %d, yield %d, park %d-%d us",
                 context.idleSpins(), context.idleYields(), context.idleMinParkNs() / 1000,
                 context.idleMaxParkNs() / 1000),
             context.deviceProgressThread() ? "on" : "off", System.getProperty("java.version"),
-            Runtime.getRuntime().availableProcessors());
+            Runtime.getRuntime().availableProcessors(), null == System.getenv("VERBS4J_BOUND_CPU") ?
+                " (ranks unbound)" : " (rank 0 bound to CPU " + System.getenv("VERBS4J_BOUND_CPU") +
+                ", each rank to a core of its own)");
         out.println("#");
         out.println("# Using ranks");
         final String host = hostName();

@@ -63,6 +63,8 @@ public final class CollSettings
     public String json;
     /** {@code --busy-poll}: waiting threads spin instead of spin-yield-park. */
     public boolean busyPoll;
+    /** Processes mode: one core per rank process (taskset), when there are enough cores. */
+    public boolean bindToCores = true;
     /** {@code --timeout}: limit per collective call and for the bootstrap, in seconds. */
     public int timeoutSeconds = 60;
     /**

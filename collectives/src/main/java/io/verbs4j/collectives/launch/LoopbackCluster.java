@@ -68,6 +68,7 @@ public final class LoopbackCluster
     private PrintStream output = System.out;
     private List<String> extraJvmArgs = List.of();
     private Map<String, String> extraEnv = Map.of();
+    private boolean bindToCores;
 
     /**
      * Configures a cluster of {@code size} ranks.
@@ -124,6 +125,20 @@ public final class LoopbackCluster
     public LoopbackCluster jvmArgs(final String... args)
     {
         this.extraJvmArgs = List.of(args);
+        return this;
+    }
+
+    /**
+     * Binds each rank process to a core of its own ({@code taskset -c}), as {@code mpirun --bind-to core} does, when
+     * there are at least as many allowed CPUs as ranks and {@code taskset} exists; otherwise ranks run unbound. A
+     * bound rank finds its CPU in the environment variable {@code VERBS4J_BOUND_CPU}. Off by default.
+     *
+     * @param bind whether to bind.
+     * @return this.
+     */
+    public LoopbackCluster bindToCores(final boolean bind)
+    {
+        this.bindToCores = bind;
         return this;
     }
 
@@ -256,6 +271,13 @@ public final class LoopbackCluster
         throws IOException
     {
         final List<String> command = new ArrayList<>();
+        final int[] cpus = bindToCores ? CoreBinding.plan(size) : null;
+        if (null != cpus)
+        {
+            command.add(CoreBinding.taskset());
+            command.add("-c");
+            command.add(Integer.toString(cpus[rank]));
+        }
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JvmFlags.FLAGS);
         command.addAll(extraJvmArgs);
@@ -272,6 +294,10 @@ public final class LoopbackCluster
         env.put(MASTER_ADDR_ENV, "127.0.0.1");
         env.put(MASTER_PORT_ENV, Integer.toString(masterPort));
         env.put(RENDEZVOUS_DIR_ENV, rendezvousDir.toString());
+        if (null != cpus)
+        {
+            env.put(CoreBinding.BOUND_CPU_ENV, Integer.toString(cpus[rank]));
+        }
         return builder.start();
     }
 
