@@ -465,9 +465,10 @@ final class ShmPeer
             closedOrderly = true;
             return die("closed its device");
         }
-        // The probe sees a zombie (the handle does not); the handle compares the start time too, so a reused PID
-        // reads as gone. Neither allocates.
-        return (!exitProbe.exited() && null != process && process.isAlive()) || die("died");
+        // The probe sees a zombie (the handle does not) and is bound to this process (a reused PID reads as gone);
+        // the handle, which compares the start time, is the fallback where /proc cannot be read. Neither allocates.
+        final boolean alive = exitProbe.available() ? !exitProbe.exited() : null != process && process.isAlive();
+        return alive || die("died");
     }
 
     private boolean die(final String reason)

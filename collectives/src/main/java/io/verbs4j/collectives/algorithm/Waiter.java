@@ -72,15 +72,32 @@ public final class Waiter
     public void begin(final String name, final long bytes, final Object detailA, final Object detailB,
         final Object detailC)
     {
+        begin(name, opSeq + 1, System.nanoTime(), bytes, detailA, detailB, detailC);
+    }
+
+    /**
+     * Starts the clock of an operation whose number and start time the caller already has (the engine takes them
+     * once per operation, for its history as well: one clock read, one numbering in messages and history).
+     *
+     * @param name    operation name (a constant).
+     * @param seq     the operation's sequence number on this rank.
+     * @param startNs its start, {@link System#nanoTime()}.
+     * @param bytes   its size, for messages.
+     * @param detailA e.g. the data type, or null.
+     * @param detailB e.g. the reduce op, or null.
+     * @param detailC e.g. the algorithm, or null.
+     */
+    public void begin(final String name, final long seq, final long startNs, final long bytes, final Object detailA,
+        final Object detailB, final Object detailC)
+    {
         opName = name;
         opBytes = bytes;
         this.detailA = detailA;
         this.detailB = detailB;
         this.detailC = detailC;
-        opSeq++;
-        final long now = System.nanoTime();
-        startNs = now;
-        deadlineNs = now + opTimeoutNs;
+        opSeq = seq;
+        this.startNs = startNs;
+        deadlineNs = startNs + opTimeoutNs;
         stallWarned = false;
         idle.reset();
     }

@@ -61,6 +61,8 @@ public final class CollectiveEngine implements AutoCloseable
     private CollectiveException failure;
     private OpObserver observer = OpObserver.none();
     private long stallWarnNs;
+    private long opSeq;
+    private long opStartNs;
 
     /**
      * @param links            the links (for one rank: a link set with no peers).
@@ -253,12 +255,13 @@ public final class CollectiveEngine implements AutoCloseable
                 "rank " + rank + ": " + r.kind.label() + " refused: the communicator failed earlier: " +
                 failure.getMessage(), failure);
         }
-        observer.begin(r.kind.label(), bytesOf(r));
+        opStartNs = System.nanoTime();
+        opSeq = observer.begin(r.kind.label(), bytesOf(r), opStartNs);
         try
         {
             if (waiter.abortRequested())
             {
-                waiter.begin(r.kind.label(), 0, null, null, null);
+                waiter.begin(r.kind.label(), opSeq, opStartNs, 0, null, null, null);
                 throw waiter.failure(CollectiveException.Reason.ABORTED, -1, "communicator aborted");
             }
             dispatch(r);
@@ -386,12 +389,12 @@ public final class CollectiveEngine implements AutoCloseable
                 if (size > 1)
                 {
                     final AlgorithmSet s = set(0);
-                    s.waiter.begin(r.kind.label(), 0, null, null, null);
+                    s.waiter.begin(r.kind.label(), opSeq, opStartNs, 0, null, null, null);
                     s.barrier.run();
                 }
                 else
                 {
-                    waiter.begin(r.kind.label(), 0, null, null, null);
+                    waiter.begin(r.kind.label(), opSeq, opStartNs, 0, null, null, null);
                 }
                 break;
             case SEND:
@@ -671,7 +674,7 @@ public final class CollectiveEngine implements AutoCloseable
         final int es = r.type.sizeBytes();
         final long sendBytes = OpKind.RECV == r.kind ? 0 : r.count * es;
         final long recvBytes = OpKind.SEND == r.kind ? 0 : (OpKind.RECV == r.kind ? r.count : r.recvCount) * es;
-        waiter.begin(r.kind.label(), sendBytes + recvBytes, r.type, null, null);
+        waiter.begin(r.kind.label(), opSeq, opStartNs, sendBytes + recvBytes, r.type, null, null);
         if (sendBytes > 0)
         {
             bindOne(r.send, sendBytes, sendView, Scratch.SEND_STAGE, true);
@@ -699,7 +702,7 @@ public final class CollectiveEngine implements AutoCloseable
         final Object detailC)
     {
         final AlgorithmSet s = size > 1 ? set(bytes) : null;
-        (null != s ? s.waiter : waiter).begin(r.kind.label(), bytes, detailA, detailB, detailC);
+        (null != s ? s.waiter : waiter).begin(r.kind.label(), opSeq, opStartNs, bytes, detailA, detailB, detailC);
         return s;
     }
 

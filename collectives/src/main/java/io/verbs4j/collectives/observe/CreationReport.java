@@ -5,6 +5,8 @@ package io.verbs4j.collectives.observe;
 
 import java.util.function.LongFunction;
 
+import io.verbs4j.collectives.algorithm.ChoiceTable;
+
 /**
  * What a rank says about a communicator it just created: a {@link CommunicatorCreatedEvent} for Flight Recorder,
  * and with {@code VERBS4J_DEBUG=INFO} lines on standard error in the manner of {@code NCCL_DEBUG=INFO}: the
@@ -149,23 +151,6 @@ public final class CreationReport
 
     private static String range(final long from, final long to)
     {
-        return bytes(from) + ".." + bytes(to);
-    }
-
-    private static String bytes(final long bytes)
-    {
-        if (bytes >= 1L << 30 && 0 == bytes % (1L << 30))
-        {
-            return (bytes >> 30) + " GiB";
-        }
-        if (bytes >= 1L << 20 && 0 == bytes % (1L << 20))
-        {
-            return (bytes >> 20) + " MiB";
-        }
-        if (bytes >= 1L << 10 && 0 == bytes % (1L << 10))
-        {
-            return (bytes >> 10) + " KiB";
-        }
-        return bytes + " B";
+        return ChoiceTable.size(from) + ".." + ChoiceTable.size(to);
     }
 }

@@ -50,11 +50,13 @@ public final class OpObserver
      *
      * @param operation its name (a constant).
      * @param bytes     its size per rank.
+     * @param startNs   its start, {@link System#nanoTime()} (the engine's one clock read for the operation).
+     * @return its sequence number on this rank (the number messages about it use).
      */
-    public void begin(final String operation, final long bytes)
+    public long begin(final String operation, final long bytes, final long startNs)
     {
         final long seq = ++sequence;
-        history.begin(seq, operation, bytes, System.nanoTime());
+        history.begin(seq, operation, bytes, startNs);
         timing = event.isEnabled();
         if (timing)
         {
@@ -63,6 +65,7 @@ public final class OpObserver
             event.sequence = seq;
             event.begin();
         }
+        return seq;
     }
 
     /**
