@@ -63,11 +63,15 @@ class FailureMessageTest
             try (Communicator comm = Communicator.create(context(rank, size, store, "aborting")))
             {
                 comm.barrier();
+                // rank 1 aborts only once rank 0 is out of the barrier (told through the store): an abort while
+                // rank 0 still finishes the barrier would fail the barrier instead of the allReduce checked here
                 if (1 == rank)
                 {
+                    store.get("aborting/rank0-past-barrier", Duration.ofSeconds(30));
                     comm.abort(); // what a catch block should do
                     return;
                 }
+                store.set("aborting/rank0-past-barrier", new byte[] {1});
                 final float[] v = {1, 2};
                 final CollectiveException ex = assertThrows(CollectiveException.class,
                     () -> comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 2, DataType.FLOAT32, ReduceOp.SUM));

@@ -192,10 +192,17 @@ public final class ShmemRankMain
     private static int kill(final SymmetricHeap heap, final PrintStream out)
     {
         final int me = heap.myPe();
-        final SymmetricMemory flag = heap.allocate(8);
-        heap.barrierAll();
-        if (me == heap.nPes() - 1)
+        final int last = heap.nPes() - 1;
+        // word 0: the flag nobody sets; word 1 + pe: PE pe is past the setup's collectives. The last PE halts only
+        // after every other PE said so: a halt during a collective another PE has not finished fails that
+        // collective instead of the wait this mode checks
+        final SymmetricMemory flag = heap.allocate(8L * (1 + heap.nPes()));
+        if (me == last)
         {
+            for (int pe = 0; pe < last; pe++)
+            {
+                heap.waitUntil(flag, 8L * (1 + pe), Cmp.EQ, 1);
+            }
             out.println("PE " + me + " halts now");
             out.flush();
             Runtime.getRuntime().halt(0);
@@ -203,6 +210,8 @@ public final class ShmemRankMain
         final long start = System.nanoTime();
         try
         {
+            // the ready put itself may already see the last PE gone (its completion comes after that PE saw it)
+            heap.putLong(flag, 8L * (1 + me), 1, last);
             heap.waitUntil(flag, 0, Cmp.EQ, 1, 60_000_000_000L);
             out.println("PE " + me + ": the wait returned although nobody set the flag");
             return 1;

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SymmetricHeapFailureTest
 {
     private static final long BOUND_NS = 10_000_000_000L;
+    private static final long READY_OFFSET = 8;
 
     @AfterAll
     static void sweep()
@@ -35,9 +36,13 @@ class SymmetricHeapFailureTest
         {
             final int me = heap.myPe();
             final SymmetricMemory flag = heap.allocate(64);
-            heap.barrierAll();
+            // PE 2 leaves only once the others have told it they are past every collective of the setup: an abort
+            // during a collective another PE has not finished fails that collective too, which is not what this
+            // test is about (a barrier here raced with the abort: PE 2 could finish it and abort before PE 0 had)
             if (2 == me)
             {
+                heap.waitUntil(flag, READY_OFFSET, Cmp.EQ, 1);
+                heap.waitUntil(flag, READY_OFFSET + Long.BYTES, Cmp.EQ, 1);
                 heap.abort();
                 return;
             }
@@ -47,6 +52,8 @@ class SymmetricHeapFailureTest
             final boolean inBarrier = 1 == me && !"shm-verbs".equals(transport);
             final ShmemException ex = assertThrows(ShmemException.class, () ->
             {
+                // the ready put itself may already see PE 2 gone (its completion comes after PE 2 saw the data)
+                heap.putLong(flag, READY_OFFSET + (long) me * Long.BYTES, 1, 2);
                 if (inBarrier)
                 {
                     heap.barrierAll();
