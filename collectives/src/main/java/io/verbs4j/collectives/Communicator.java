@@ -122,8 +122,9 @@ public final class Communicator implements AutoCloseable
 
     private void report(final long startTicks)
     {
+        final CostModel model = engine.selector().model();
         CreationReport.created(startTicks, context.debugInfo(), name(), rank(), size(), context.hostAddress(),
-            transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), String.valueOf(engine.selector().model()),
+            transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), null == model ? "none" : model.describe(),
             bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
         CreationReport.warnIfOversubscribedBusyPoll(rank, context.idleSpins() >= Integer.MAX_VALUE,
             engine.flagLinkPeers() + 1, Runtime.getRuntime().availableProcessors());

@@ -3,15 +3,10 @@
 
 package io.verbs4j.bench.cli;
 
+import io.verbs4j.bench.baseline.SocketAllReduce;
 import io.verbs4j.bench.coll.CollSettings;
 import io.verbs4j.bench.coll.Collective;
-import io.verbs4j.bench.report.BandwidthStats;
-import io.verbs4j.bench.report.CollectingResultSink;
-import io.verbs4j.bench.report.LatencyStats;
 import io.verbs4j.bench.run.LocalRun;
-import io.verbs4j.bench.run.TestPlan;
-import io.verbs4j.bench.run.TransportRegistry;
-import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.collectives.demo.TrainingDemo;
 import io.verbs4j.collectives.launch.ClusterResult;
 import io.verbs4j.collectives.launch.LoopbackCluster;
@@ -30,23 +25,20 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code verbs4j demo}: the project's main job in one command, on a loopback cluster with no external service.
  * <ol>
  *   <li>Data-parallel training: {@link TrainingDemo} (logistic regression) over 4 JVM processes started by
  *       {@link LoopbackCluster}, the gradient averaged by an AllReduce every step, the ranks' weights compared bit for
- *       bit at the end, then its own AllReduce timing table for the 4 ranks.</li>
+ *       bit at the end. Only rank 0 speaks (another rank only if something is wrong, on standard error).</li>
  *   <li>An nccl-tests AllReduce table ({@code verbs4j coll allreduce}): 2 processes over shm, float32 sum, 8 B to
- *       4 MiB, every row checked.</li>
- *   <li>For scale: {@code java.net.Socket} between two JVMs over loopback TCP (the perftest {@code socket}
- *       baseline), 8 B one-way latency and 1 MiB streaming bandwidth.</li>
+ *       4 MiB, every row checked, measured in the steady state (each size warms up until its per-call time is
+ *       stable, {@link WarmupPolicy#untilStable()}); the header prints the cost model and the algorithm per size.</li>
+ *   <li>The same AllReduce written with {@code java.net.Socket} ({@link SocketAllReduce}): 2 processes, same sizes,
+ *       same table format, every row checked.</li>
  * </ol>
- * Both AllReduce tables are measured in the steady state: each size warms up until its per-call time is stable
- * ({@link WarmupPolicy#untilStable()}), and their headers print the warm-up, the cost model and the AllReduce
- * algorithm it picks per size range. About 1-2 minutes on two cores. {@code --verbs} runs the verbs-layer demo
- * instead (shm WRITE/SEND/READ vs sockets).
+ * About a minute on two cores. {@code --verbs} runs the verbs-layer demo instead (shm WRITE/SEND/READ vs sockets).
  */
 @Command(
     name = "demo",
@@ -55,8 +47,8 @@ import java.util.concurrent.TimeUnit;
     description = {
         "Collectives on a loopback cluster: data-parallel training over 4 JVM processes (gradient AllReduce every",
         "step, weights compared bit for bit), then an nccl-tests AllReduce table for 2 processes over shm (8 B-4 MiB),",
-        "then a java.net.Socket baseline for scale. Each size warms up until its time per call is stable before it",
-        "is measured. About 1-2 minutes on two cores, no external service.",
+        "then the same AllReduce written with java.net.Socket, in the same table format, for scale. About a minute",
+        "on two cores, no external service.",
         "",
         "--verbs: the verbs-layer demo instead (shm WRITE/SEND/READ between two JVMs vs java.net.Socket and raw",
         "shared memory; about 30-60 s)." },
@@ -75,7 +67,7 @@ public final class DemoCommand implements Callable<Integer>
     private boolean verbs;
 
     @Option(names = "--busy-poll",
-        description = "Waiting threads spin instead of spin-yield-park (AllReduce table, socket baseline, --verbs).")
+        description = "Waiting threads spin instead of spin-yield-park (AllReduce table, --verbs).")
     private boolean busyPoll;
 
     @Option(names = "--quick", hidden = true, description = "Tiny counts: checks the plumbing only.")
@@ -114,9 +106,9 @@ public final class DemoCommand implements Callable<Integer>
         out.flush();
         final ClusterResult training = new LoopbackCluster(TRAINING_RANKS)
             .timeout(Duration.ofSeconds(Math.max(120, 4 * timeoutSeconds)))
-            .output(new RankOutput(out, err, false))
-            .run(TrainingDemo.class.getName(), Integer.toString(TRAINING_RANKS), "", quick ? "2" : "");
-        out.println(training.succeeded() ? "training: ok" : "training FAILED: " + training);
+            .output(new RankOutput(out, err, true))
+            .run(TrainingDemo.class.getName(), Integer.toString(TRAINING_RANKS), "", quick ? "2" : "", "no-table");
+        out.println(training.succeeded() ? "training: ok" : "training FAILED: " + training.describe());
         out.println();
 
         out.println("== 2/3 AllReduce, 2 JVM processes over shm, float32 sum (verbs4j coll allreduce)");
@@ -124,7 +116,7 @@ public final class DemoCommand implements Callable<Integer>
         final int table = CollCommand.runProcesses(tableSettings(), out, err);
 
         out.println();
-        out.println("== 3/3 For scale: java.net.Socket between two JVMs over loopback TCP (perftest 'socket')");
+        out.println("== 3/3 For scale: the same AllReduce with java.net.Socket, 2 JVM processes over loopback TCP");
         out.flush();
         final int socket = socketBaseline(out, err);
 
@@ -155,35 +147,26 @@ public final class DemoCommand implements Callable<Integer>
         return s;
     }
 
-    private int socketBaseline(final PrintWriter out, final PrintWriter err) throws IOException
+    private int socketBaseline(final PrintWriter out, final PrintWriter err)
     {
-        final TransportRegistry registry = TransportRegistry.standard();
-        final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
-        final long latencyIters = quick ? 50 : 5_000;
-        final long messages = quick ? 32 : 800;
-        final List<TestPlan> plans = List.of(
-            new TestPlan(registry.find("socket"), TestKind.LATENCY, List.of(8), latencyIters / 2, latencyIters, 1,
-                busyPoll, timeoutMs),
-            new TestPlan(registry.find("socket"), TestKind.BANDWIDTH, List.of(1 << 20), messages / 4, messages,
-                quick ? 16 : VerbsDemo.WINDOW, busyPoll, timeoutMs));
-        final CollectingResultSink results = new CollectingResultSink(err);
-        final int failures = LocalRun.run(plans, results, timeoutMs, List.of("--quiet-provider-logs"), err);
-        err.println();
-        err.flush();
-        final LatencyStats latency = results.latency("socket", 8);
-        final BandwidthStats bandwidth = results.bandwidth("socket", 1 << 20);
-        out.printf(Locale.ROOT, "socket 8 B one-way latency (median, round trip / 2): %s us; round trip: %s us%n",
-            null == latency ? "-" : VerbsDemo.value(latency.typicalNs() / 1e3),
-            null == latency ? "-" : VerbsDemo.value(2 * latency.typicalNs() / 1e3));
-        out.printf(Locale.ROOT, "socket 1 MiB streaming bandwidth (average): %s GB/s%n",
-            null == bandwidth ? "-" : VerbsDemo.value(bandwidth.averageGBps()));
-        out.println("(an 8 B AllReduce of 2 ranks is at least one round trip; busbw of 2 ranks = algbw = " +
-            "size / time)");
-        for (final String note : results.notes())
+        final StringBuilder sizes = new StringBuilder();
+        for (final long size : quick ? List.of(8L, 64L << 10) : TABLE_SIZES)
         {
-            out.println("# " + note);
+            sizes.append(sizes.length() > 0 ? "," : "").append(size);
         }
+        final RankOutput router = new RankOutput(out, err, true);
+        final ClusterResult result = new LoopbackCluster(2)
+            .timeout(Duration.ofSeconds(Math.max(120, 4 * timeoutSeconds)))
+            .output(router)
+            .bindToCores(true) // as the coll table's ranks
+            .run(SocketAllReduce.class.getName(), sizes.toString(), quick ? "5" : "200", quick ? "2" : "5000",
+                Long.toString(Math.max(10, timeoutSeconds)));
         out.flush();
-        return failures;
+        if (!result.succeeded())
+        {
+            err.println("verbs4j demo: the socket AllReduce failed: " + result.describe());
+            err.flush();
+        }
+        return result.succeeded() && router.footerSeen() && !router.failed() ? 0 : 1;
     }
 }

@@ -588,7 +588,7 @@ public final class CollRank
         }
         out.println("# Warm-up: " + s.warmupPolicy().describe() + ", just before each size and placement" +
             (s.warmupExact ? " (--warmup-exact)" : "; rank 0 decides for all ranks"));
-        out.println("# Cost model: " + comm.costModel());
+        out.println("# Cost model: " + comm.costModel().describe());
         if (Collective.ALLREDUCE == coll)
         {
             out.println("# AllReduce choice (" + CollNames.algorithmName(s.algorithm) + ", " + n + " ranks): " +
@@ -614,7 +614,7 @@ public final class CollRank
             if ("#".equals(line) && Collective.ALLREDUCE == coll)
             {
                 out.println("# AllReduce algorithm by size (" + CollNames.algorithmName(s.algorithm) + "): " +
-                    algorithms() + " | " + comm.costModel());
+                    algorithms());
             }
             out.println(line);
         }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -86,7 +87,8 @@ class CollSmokeTest
             "-n", "20", "--json", json.toString());
         assertTrue(text.contains("# Warm-up: until stable (>= 0.25 s and >= 300 calls per size, 3 windows within " +
             "5%, cap 3 s), just before each size and placement"), text);
-        assertTrue(text.contains("# Cost model: CostModel{"), text);
+        assertTrue(text.contains("# Cost model: alpha "), text);
+        assertFalse(text.contains("CostModel{"), text);
         assertTrue(text.contains("# AllReduce choice (auto, 2 ranks): 1 B-"), text);
         assertTrue(text.contains("# Warm-up: ") && text.contains(" of 4 placements reached a stable time; "), text);
         final List<String> rows = Files.readAllLines(json);

@@ -163,6 +163,20 @@ public final class CostModel
         return (depth + 2 * (pieces - 1)) * (alphaNs + piece * betaNsPerByte) + depth * alphaNs;
     }
 
+    /**
+     * The model for people: what each term costs and where the figures come from, e.g. {@code alpha 6.6 us per
+     * message, beta 0.100 ns/B (10.05 GB/s), gamma 0.100 ns/B to reduce (measured: ...)}.
+     *
+     * @return one line, no class name and no braces.
+     */
+    public String describe()
+    {
+        return String.format(java.util.Locale.ROOT,
+            "alpha %.1f us per message, beta %.3f ns/B (%.2f GB/s), gamma %.3f ns/B to reduce (%s%s)",
+            alphaNs / 1000.0, betaNsPerByte, 1.0 / Math.max(1e-9, betaNsPerByte), gammaNsPerByte,
+            measured ? "measured" : "defaults", note.isEmpty() ? "" : ": " + note);
+    }
+
     /** {@inheritDoc} */
     public String toString()
     {

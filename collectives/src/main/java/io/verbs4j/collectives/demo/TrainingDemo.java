@@ -27,11 +27,13 @@ import io.verbs4j.collectives.types.ReduceOp;
  * {@link LoopbackCluster} on this machine (no external service: a FileStore in a temporary directory does the
  * rendezvous). Each step every rank computes the gradient of its shard and the ranks average it with one AllReduce
  * (the DDP pattern); the loss per epoch is an AllReduce too. At the end the ranks all-gather their weights and check
- * that they agree bit for bit, then rank 0 prints an AllReduce timing table by size: each size warms up until its
- * per-call time is stable ({@link WarmupPolicy#untilStable()}) before it is timed, and the header shows the cost
- * model and the algorithm it picks per size range.
+ * that they agree bit for bit (rank 0 reports it; another rank prints only if it disagrees), then rank 0 prints an
+ * AllReduce timing table by size: each size warms up until its per-call time is stable
+ * ({@link WarmupPolicy#untilStable()}) before it is timed, and the header shows the cost model and the algorithm it
+ * picks per size range. Every line comes from rank 0 unless something is wrong.
  * <pre>
  *   java -cp collectives.jar:... io.verbs4j.collectives.demo.TrainingDemo [ranks] [transport] [exact warm-up calls]
+ *       [table|no-table]
  * </pre>
  * With RANK set in the environment it runs as one rank (that is how the launcher starts its children).
  */
@@ -49,28 +51,34 @@ public final class TrainingDemo
 
     /**
      * @param args optional: number of ranks (default 4), transport (default: chosen per peer), an exact number of
-     *             warm-up calls per size of the timing table (default or empty: until stable).
+     *             warm-up calls per size of the timing table (default or empty: until stable), {@code no-table} to
+     *             train only (default {@code table}).
      */
     public static void main(final String[] args)
     {
         final String warmup = args.length > 2 ? args[2] : "";
+        final String table = args.length > 3 ? args[3] : "table";
+        if (!"table".equals(table) && !"no-table".equals(table))
+        {
+            throw new IllegalArgumentException("fourth argument: table or no-table, not '" + table + "'");
+        }
         final WarmupPolicy policy = warmup.isEmpty() ? WarmupPolicy.untilStable() :
             WarmupPolicy.exactly(Long.parseLong(warmup));
         if (null != System.getenv(LoopbackCluster.RANK_ENV))
         {
-            System.exit(rank(args.length > 1 ? args[1] : "", policy));
+            System.exit(rank(args.length > 1 ? args[1] : "", policy, "table".equals(table)));
         }
         final int ranks = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         final String transport = args.length > 1 ? args[1] : "";
         System.out.println("verbs4j collectives demo: logistic regression, " + ranks + " processes, " +
             FEATURES + " features, " + SAMPLES_PER_RANK + " samples per rank, gradient AllReduce every step");
         final ClusterResult result = new LoopbackCluster(ranks).timeout(Duration.ofMinutes(5))
-            .run(TrainingDemo.class.getName(), String.valueOf(ranks), transport, warmup);
+            .run(TrainingDemo.class.getName(), String.valueOf(ranks), transport, warmup, table);
         System.out.println(result.succeeded() ? "demo finished" : "demo FAILED: " + result);
         System.exit(result.succeeded() ? 0 : 1);
     }
 
-    private static int rank(final String transport, final WarmupPolicy policy)
+    private static int rank(final String transport, final WarmupPolicy policy, final boolean table)
     {
         final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
         final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
@@ -79,7 +87,10 @@ public final class TrainingDemo
                  .transport(transport).name("training-demo")))
         {
             final boolean agree = train(comm, rank, size);
-            timingTable(comm, rank, size, policy);
+            if (table)
+            {
+                timingTable(comm, rank, size, policy);
+            }
             return agree ? 0 : 1;
         }
         catch (final RuntimeException ex)
@@ -180,8 +191,11 @@ public final class TrainingDemo
             norm += weights[j] * weights[j];
             trueNorm += trueWeights[j] * trueWeights[j];
         }
-        System.out.printf("rank %d: weights agree with every rank bit for bit: %s (cosine to the true model %.4f)%n",
-            rank, agree ? "yes" : "NO", cosine / Math.sqrt(norm * trueNorm));
+        if (0 == rank || !agree)
+        {
+            System.out.printf("rank %d: weights agree with every rank bit for bit: %s (cosine to the true model " +
+                "%.4f)%n", rank, agree ? "yes" : "NO", cosine / Math.sqrt(norm * trueNorm));
+        }
         return agree;
     }
 
@@ -200,7 +214,7 @@ public final class TrainingDemo
             System.out.println("AllReduce float32 sum, in place, " + size + " ranks over " +
                 comm.transport(1 % size) + "; time = the slowest rank's mean per call");
             System.out.println("warm-up: " + policy.describe() + ", just before each size");
-            System.out.println("cost model: " + comm.costModel());
+            System.out.println("cost model: " + comm.costModel().describe());
             System.out.println("choice: " + ChoiceTable.of(bytes -> comm.allReduceAlgorithm(bytes, Algorithm.AUTO),
                 1L << 30));
             System.out.printf("%12s %10s %20s %12s %12s  %s%n", "size (B)", "iters", "algorithm", "time (us)",

@@ -78,6 +78,29 @@ public final class ClusterResult
         return !timedOut;
     }
 
+    /**
+     * The outcome for people, e.g. {@code rank 2 exited with 1, rank 3 was killed (the run timed out)}.
+     *
+     * @return {@code every rank exited with 0} on success, else the ranks that did not, one clause each.
+     */
+    public String describe()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int rank = 0; rank < exitCodes.length; rank++)
+        {
+            if (killed[rank] || 0 != exitCodes[rank])
+            {
+                text.append(text.length() > 0 ? ", " : "").append("rank ").append(rank)
+                    .append(killed[rank] ? " was killed" : " exited with " + exitCodes[rank]);
+            }
+        }
+        if (0 == text.length())
+        {
+            text.append("every rank exited with 0");
+        }
+        return timedOut ? text + " (the run timed out)" : text.toString();
+    }
+
     @Override
     public String toString()
     {
