@@ -19,6 +19,7 @@ import io.verbs4j.collectives.rendezvous.FileStore;
 import io.verbs4j.collectives.rendezvous.TcpStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -60,6 +61,9 @@ import java.util.concurrent.atomic.AtomicLong;
         "Steady state by default: each size and placement warms up just before its row, for at least -w calls and",
         "0.25 s, then until 3 consecutive windows agree within 5%% (at most 3 s); the header says how, the footer",
         "which rows hit the cap. --warmup-exact makes -w an exact count.",
+        "",
+        "nccl-tests' flags work under their own names (-J -T -m -N -S -t -z beside -b -e -f -i -g -d -o -r -w -n -c",
+        "-a); its GPU-only flags (-p -y -G -C -R -x -D -V -M) are refused with the reason.",
         "" },
     footer = {
         "",
@@ -151,12 +155,38 @@ public final class CollCommand implements Callable<Integer>
         description = "Timed calls per size and placement (default: ${DEFAULT-VALUE}; nccl-tests: 20).")
     private int iters;
 
+    @Option(names = { "-m", "--agg_iters" }, paramLabel = "N", defaultValue = "1",
+        description = "Calls per timed iteration, as nccl-tests (time stays per call): -n N -m M times N x M calls " +
+            "(verbs4j has no group launch, so calls run one after another; default: ${DEFAULT-VALUE}).")
+    private int aggIters;
+
+    @Option(names = { "-N", "--run_cycles" }, paramLabel = "N", defaultValue = "1",
+        description = "Run every size N times, rows printed each cycle (default: ${DEFAULT-VALUE}; nccl-tests' 0 " +
+            "= forever is refused).")
+    private int runCycles;
+
+    @Option(names = { "-t", "--nthreads" }, paramLabel = "N",
+        description = "nccl-tests' threads per process: N > 1 runs N x (-g, default 1) ranks as threads of this " +
+            "JVM (as --threads); 1 changes nothing.")
+    private Integer nthreads;
+
     @Option(names = "--blocking", description = "Blocking calls on the rank's thread (the default).")
     private boolean blocking;
 
     @Option(names = "--async",
         description = "Non-blocking calls (progress thread), up to " + CollRank.ASYNC_WINDOW + " in flight.")
     private boolean async;
+
+    @Option(names = "-z", paramLabel = "0|1",
+        description = "nccl-tests' --blocking: 1 = --blocking, 0 = --async.")
+    private Integer blockingValue;
+
+    @Option(names = { "-S", "--report_timestamps" }, paramLabel = "0|1", defaultValue = "0",
+        description = "1: start each row with the time it was measured (yyyy-MM-dd HH:mm:ss), as nccl-tests.")
+    private int reportTimestamps;
+
+    @Mixin
+    private GpuOnlyNcclFlags gpuOnlyFlags = new GpuOnlyNcclFlags();
 
     @Option(names = { "-c", "--check" }, paramLabel = "0|1", defaultValue = "1",
         description = "Check the results of every row (one extra call with known data; default: ${DEFAULT-VALUE}).")
@@ -167,7 +197,9 @@ public final class CollCommand implements Callable<Integer>
             "(default: ${DEFAULT-VALUE}).")
     private int average;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write one JSON object per measurement.")
+    @Option(names = { "--json", "-J", "--output_file" }, paramLabel = "FILE",
+        description = "Also write one JSON object per measurement, one per line (-J/--output_file: nccl-tests' " +
+            "names; the content is these lines, not nccl-tests' single document).")
     private Path json;
 
     @Option(names = "--busy-poll", description = "Waiting threads spin (default: spin, yield, then park).")
@@ -179,8 +211,9 @@ public final class CollCommand implements Callable<Integer>
             "missing).")
     private String bindTo;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-        description = "Limit per call and for the bootstrap (default: ${DEFAULT-VALUE}).")
+    @Option(names = { "-T", "--timeout" }, paramLabel = "SECONDS", defaultValue = "60",
+        description = "Limit per call and for the bootstrap (default: ${DEFAULT-VALUE}; nccl-tests' 0 = none is " +
+            "refused).")
     private int timeoutSeconds;
 
     @Option(names = "--env",
@@ -248,6 +281,12 @@ public final class CollCommand implements Callable<Integer>
     CollSettings settings()
     {
         final CollSettings s = new CollSettings();
+        final String gpuOnly = gpuOnlyFlags.refusal();
+        if (null != gpuOnly)
+        {
+            throw usage(gpuOnly);
+        }
+        nthreadsToRanks();
         EnvRendezvous rendezvous = null;
         if (env)
         {
@@ -363,13 +402,39 @@ public final class CollCommand implements Callable<Integer>
         {
             throw usage("-w must be >= 0 and -n >= 1");
         }
+        if (aggIters < 1 || (long)iters * aggIters > Integer.MAX_VALUE)
+        {
+            throw usage("-m/--agg_iters must be >= 1, and -n x -m at most " + Integer.MAX_VALUE);
+        }
+        if (runCycles < 1)
+        {
+            throw usage("-N/--run_cycles must be >= 1 (nccl-tests' 0 runs forever: not supported)");
+        }
+        if (0 != reportTimestamps && 1 != reportTimestamps)
+        {
+            throw usage("-S/--report_timestamps must be 0 or 1");
+        }
+        s.runCycles = runCycles;
+        s.timestamps = 1 == reportTimestamps;
         if (warmup > MAX_WARMUP_CALLS)
         {
             throw usage("-w must not exceed " + MAX_WARMUP_CALLS);
         }
         s.warmup = warmup;
         s.warmupExact = warmupExact;
-        s.iters = iters;
+        s.iters = iters * aggIters;
+        if (null != blockingValue)
+        {
+            if (0 != blockingValue && 1 != blockingValue)
+            {
+                throw usage("-z must be 0 (non-blocking: --async) or 1 (blocking)");
+            }
+            if ((1 == blockingValue && async) || (0 == blockingValue && blocking))
+            {
+                throw usage("-z " + blockingValue + " contradicts " + (async ? "--async" : "--blocking"));
+            }
+            async = 0 == blockingValue;
+        }
         if (blocking && async)
         {
             throw usage("--blocking and --async are mutually exclusive");
@@ -394,7 +459,7 @@ public final class CollCommand implements Callable<Integer>
         s.bindToCores = "core".equals(bindTo);
         if (timeoutSeconds < 1)
         {
-            throw usage("--timeout must be >= 1");
+            throw usage("-T/--timeout must be >= 1 second (nccl-tests' 0 = no limit: not supported)");
         }
         s.timeoutSeconds = timeoutSeconds;
         s.threads = threads;
@@ -418,6 +483,29 @@ public final class CollCommand implements Callable<Integer>
             }
         }
         return s;
+    }
+
+    /** nccl-tests' {@code -t}: ranks = threads x {@code -g} (default 1), as threads of this JVM. */
+    private void nthreadsToRanks()
+    {
+        if (null == nthreads)
+        {
+            return;
+        }
+        if (nthreads < 1 || nthreads > 64)
+        {
+            throw usage("-t/--nthreads must be in 1..64");
+        }
+        if (1 == nthreads)
+        {
+            return;
+        }
+        if (env || rankProcess)
+        {
+            throw usage("-t/--nthreads " + nthreads + " runs ranks as threads: not with --env");
+        }
+        ranks = nthreads * (matched("-g") ? ranks : 1);
+        threads = true;
     }
 
     private boolean matched(final String option)

@@ -5,6 +5,7 @@ package io.verbs4j.bench.cli;
 
 import io.verbs4j.bench.control.ControlClient;
 import io.verbs4j.bench.launch.ParentWatchdog;
+import io.verbs4j.bench.report.BandwidthUnit;
 import io.verbs4j.bench.report.JsonLinesResultSink;
 import io.verbs4j.bench.report.ResultSink;
 import io.verbs4j.bench.report.TextResultSink;
@@ -50,9 +51,11 @@ import java.util.concurrent.TimeUnit;
         "",
         "Latency rows: #bytes #iterations t_min t_max t_typical(median) t_avg t_stdev 99%% 99.9%% [usec], one-way =",
         "round trip / 2, from an HdrHistogram of per-round-trip System.nanoTime() (ns, 3 significant digits).",
-        "Bandwidth rows: #bytes #iterations BW peak, BW average [GB/s = 1e9 B/s], MsgRate [Mpps = 1e6 msg/s];",
+        "Bandwidth rows: #bytes #iterations BW peak, BW average [MiB/sec = 2^20 B/s, as perftest; Gb/sec = 1e9",
+        "bit/s with --report_gbits], MsgRate [Mpps = 1e6 msg/s];",
         "messages go in windows of --tx-depth, each acknowledged by the receiver; average = bytes / total time,",
-        "peak = fastest full window. --format=json gives every value at full precision (and latency in ns).",
+        "peak = fastest full window. --format=json gives every value at full precision (bandwidth in GB/s =",
+        "1e9 B/s, latency in ns), whatever the table's unit.",
         "" },
     footer = { "", "Exit codes: 0 ok, 1 a session or the peer failed, 2 bad command line." })
 public final class PerftestCommand implements Callable<Integer>
@@ -101,6 +104,10 @@ public final class PerftestCommand implements Callable<Integer>
     @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
         description = "text: perftest tables; json: one JSON object per row (default: ${DEFAULT-VALUE}).")
     private String format;
+
+    @Option(names = "--report_gbits",
+        description = "Bandwidth tables in Gb/sec (1e9 bit/s) instead of MiB/sec, as perftest's --report_gbits.")
+    private boolean reportGbits;
 
     @Option(names = "--server", description = "Run as the responder host (see Modes).")
     private boolean server;
@@ -170,7 +177,8 @@ public final class PerftestCommand implements Callable<Integer>
             return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         }
         final List<TestPlan> plans = plans(timeoutMs);
-        final ResultSink sink = "json".equals(format) ? new JsonLinesResultSink(out) : new TextResultSink(out);
+        final ResultSink sink = "json".equals(format) ? new JsonLinesResultSink(out) :
+            new TextResultSink(out, reportGbits ? BandwidthUnit.GBIT_PER_SEC : BandwidthUnit.MIB_PER_SEC);
         final int failures = null != client ? runRemote(plans, sink, timeoutMs) : runLocal(plans, sink, timeoutMs);
         if (failures > 0)
         {

@@ -24,6 +24,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongUnaryOperator;
@@ -49,6 +51,8 @@ public final class CollRank
     /** Non-blocking calls in flight at most ({@code --async}). */
     public static final int ASYNC_WINDOW = 64;
     private static final String COMM_NAME = "verbs4j-coll";
+    /** {@code -S 1}: nccl-tests' row timestamp. */
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
 
     private final CollSettings s;
     private final int rank;
@@ -200,26 +204,34 @@ public final class CollRank
     private void table(final DataType type, final ReduceOp op, final int root)
     {
         final int es = type.sizeBytes();
-        for (final long size : s.sweep(coll))
+        for (int cycle = 0; cycle < s.runCycles; cycle++)
         {
-            final long count = coll.count(size, es, n);
-            final StringBuilder row = new StringBuilder(NcclTestsFormat.preamble(
-                coll.sizeBytes(count, es, n), count, CollNames.ncclName(type),
-                null == op ? "none" : CollNames.opName(op), root));
-            for (final boolean inPlace : new boolean[] {false, true})
+            for (final long size : s.sweep(coll))
             {
-                if (!supported(inPlace))
-                {
-                    row.append(NcclTestsFormat.nullBody());
-                    continue;
-                }
-                row.append(measure(inPlace, count, type, op, root));
+                row(type, op, root, es, size);
             }
-            if (null != out)
+        }
+    }
+
+    private void row(final DataType type, final ReduceOp op, final int root, final int es, final long size)
+    {
+        final long count = coll.count(size, es, n);
+        final StringBuilder row = new StringBuilder(NcclTestsFormat.preamble(
+            coll.sizeBytes(count, es, n), count, CollNames.ncclName(type),
+            null == op ? "none" : CollNames.opName(op), root));
+        for (final boolean inPlace : new boolean[] {false, true})
+        {
+            if (!supported(inPlace))
             {
-                out.println(row);
-                out.flush();
+                row.append(NcclTestsFormat.nullBody());
+                continue;
             }
+            row.append(measure(inPlace, count, type, op, root));
+        }
+        if (null != out)
+        {
+            out.println(s.timestamps ? TIMESTAMP.format(LocalDateTime.now()) + " " + row : row);
+            out.flush();
         }
     }
 
@@ -585,6 +597,11 @@ public final class CollRank
         if (s.async && Collective.SENDRECV == coll)
         {
             out.println("# sendrecv has no non-blocking form: blocking calls");
+        }
+        if (s.runCycles > 1 || s.timestamps)
+        {
+            out.println("#" + (s.runCycles > 1 ? " every size runs " + s.runCycles + " times (-N)" : "") +
+                (s.timestamps ? " rows start with the time they were measured (-S 1)" : ""));
         }
         out.println("# Warm-up: " + s.warmupPolicy().describe() + ", just before each size and placement" +
             (s.warmupExact ? " (--warmup-exact)" : "; rank 0 decides for all ranks"));

@@ -49,8 +49,12 @@ public final class CollSettings
     public long warmup = WarmupPolicy.DEFAULT_MIN_CALLS;
     /** {@code --warmup-exact}: exactly {@link #warmup} calls, no time minimum, no stability rule. */
     public boolean warmupExact;
-    /** {@code -n}. */
+    /** {@code -n} (times {@code -m}). */
     public int iters = 100;
+    /** {@code -N}: how many times every size runs, rows printed each time. */
+    public int runCycles = 1;
+    /** {@code -S 1}: rows start with the time they were measured. */
+    public boolean timestamps;
     /** {@code --threads}: ranks as threads of this JVM instead of processes. */
     public boolean threads;
     /** {@code --async}: non-blocking calls awaited in windows, instead of blocking calls. */
@@ -230,6 +234,14 @@ public final class CollSettings
             args.add("--warmup-exact");
         }
         add(args, "-n", iters);
+        if (runCycles > 1)
+        {
+            add(args, "-N", runCycles);
+        }
+        if (timestamps)
+        {
+            add(args, "-S", 1);
+        }
         args.add(async ? "--async" : "--blocking");
         add(args, "-c", check ? 1 : 0);
         add(args, "-a", average);

@@ -10,19 +10,33 @@ import java.util.Locale;
 
 /**
  * Writes perftest-style tables: a banner, the header, one row per size, a closing line; notes as {@code # ...}.
+ * Bandwidth is in perftest's units ({@link BandwidthUnit}).
  */
 public final class TextResultSink implements ResultSink
 {
     private final PrintWriter out;
+    private final BandwidthUnit unit;
 
     /**
-     * Creates a sink.
+     * Creates a sink with bandwidth in MiB/sec, perftest's default.
      *
      * @param out where to print.
      */
     public TextResultSink(final PrintWriter out)
     {
+        this(out, BandwidthUnit.MIB_PER_SEC);
+    }
+
+    /**
+     * Creates a sink.
+     *
+     * @param out  where to print.
+     * @param unit the unit of bandwidth columns.
+     */
+    public TextResultSink(final PrintWriter out, final BandwidthUnit unit)
+    {
         this.out = out;
+        this.unit = unit;
     }
 
     /**
@@ -39,7 +53,7 @@ public final class TextResultSink implements ResultSink
         {
             out.println(pair("TX depth", Integer.toString(header.window()), "Java", header.javaVersion()));
             out.println(" Method          : " + (null != header.method() ? header.method() :
-                "windows of TX depth msgs, each acked by the receiver") + "; GB/s = 1e9 B/s");
+                "windows of TX depth msgs, each acked by the receiver") + "; " + unit.definition());
         }
         else
         {
@@ -50,7 +64,7 @@ public final class TextResultSink implements ResultSink
         out.println(" Description     : " + header.description());
         out.println(PerftestFormat.RESULT_LINE);
         out.println(TestKind.LATENCY == header.kind() ? PerftestFormat.LATENCY_HEADER :
-            PerftestFormat.BANDWIDTH_HEADER);
+            PerftestFormat.bandwidthHeader(unit));
         out.flush();
     }
 
@@ -70,7 +84,7 @@ public final class TextResultSink implements ResultSink
     @Override
     public void bandwidth(final BandwidthStats stats)
     {
-        out.println(PerftestFormat.bandwidthRow(stats));
+        out.println(PerftestFormat.bandwidthRow(stats, unit));
         out.flush();
     }
 

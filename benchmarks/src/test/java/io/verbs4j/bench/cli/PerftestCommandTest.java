@@ -117,6 +117,31 @@ class PerftestCommandTest
     }
 
     @Test
+    void shouldPrintBandwidthInMebibytesPerSecondByDefaultAndGigabitsWithReportGbits()
+    {
+        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8"));
+        assertTrue(out.toString().contains("BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]"), out::toString);
+        out.getBuffer().setLength(0);
+
+        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8",
+            "--report_gbits"));
+        assertTrue(out.toString().contains("BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"), out::toString);
+    }
+
+    @Test
+    void shouldKeepTheJsonKeysWhateverTheTableUnit()
+    {
+        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8",
+            "--report_gbits", "--format", "json"));
+        final String json = out.toString();
+        for (final String key : new String[] { "\"type\":\"bandwidth\"", "\"transport\":\"memcpy\"",
+            "\"bytes\":4096", "\"bw_peak_GBps\":", "\"bw_average_GBps\":", "\"msg_rate_Mpps\":" })
+        {
+            assertTrue(json.contains(key), () -> key + " in " + json);
+        }
+    }
+
+    @Test
     void shouldRunInProcessTransportWithoutPeer()
     {
         assertEquals(0, run("perftest", "-T", "memcpy", "-s", "4K", "-n", "64", "-w", "8", "--format", "json"));

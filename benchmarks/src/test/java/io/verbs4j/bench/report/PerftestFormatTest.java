@@ -36,6 +36,44 @@ class PerftestFormatTest
     }
 
     @Test
+    void shouldPrintBandwidthRowInPerftestUnits()
+    {
+        final BandwidthStats stats = new BandwidthStats(65536, 5000, 12.5, 11.25, 0.171661);
+
+        assertEquals(
+            " 65536      5000             11920.93            10728.84\t\t   0.171661",
+            PerftestFormat.bandwidthRow(stats, BandwidthUnit.MIB_PER_SEC));
+        assertEquals(
+            " 65536      5000             100.00             90.00  \t\t   0.171661",
+            PerftestFormat.bandwidthRow(stats, BandwidthUnit.GBIT_PER_SEC));
+    }
+
+    @Test
+    void shouldUsePerftestBandwidthHeaders()
+    {
+        assertEquals(" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]",
+            PerftestFormat.bandwidthHeader(BandwidthUnit.MIB_PER_SEC));
+        assertEquals(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]",
+            PerftestFormat.bandwidthHeader(BandwidthUnit.GBIT_PER_SEC));
+    }
+
+    @Test
+    void shouldWriteBandwidthTableInTheSinksUnit()
+    {
+        final StringWriter text = new StringWriter();
+        final TextResultSink sink = new TextResultSink(new PrintWriter(text), BandwidthUnit.GBIT_PER_SEC);
+
+        sink.begin(new TestHeader(
+            "socket", "plain sockets", TestKind.BANDWIDTH, "127.0.0.1", "backoff", 10, 128, "17", null));
+        sink.bandwidth(new BandwidthStats(65536, 5000, 12.5, 11.25, 0.171661));
+        sink.end();
+
+        assertTrue(text.toString().contains("Gb/sec = 1e9 bit/s"), text.toString());
+        assertTrue(text.toString().contains(PerftestFormat.bandwidthHeader(BandwidthUnit.GBIT_PER_SEC) + "\n" +
+            " 65536      5000             100.00 "), text.toString());
+    }
+
+    @Test
     void shouldKeepPerftestHeaders()
     {
         assertEquals(
