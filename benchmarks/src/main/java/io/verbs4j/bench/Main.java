@@ -8,6 +8,7 @@ import io.verbs4j.bench.cli.DemoCommand;
 import io.verbs4j.bench.cli.JmhCommand;
 import io.verbs4j.bench.cli.PerftestCommand;
 import io.verbs4j.bench.cli.ShmemCommand;
+import io.verbs4j.bench.cli.StatCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,8 +25,8 @@ import java.util.concurrent.Callable;
 @Command(
     name = "verbs4j",
     description = "verbs4j benchmark tools. Run 'verbs4j <tool> --help' for a tool's options.",
-    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, ShmemCommand.class, JmhCommand.class,
-        CommandLine.HelpCommand.class },
+    subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, ShmemCommand.class, StatCommand.class,
+        JmhCommand.class, CommandLine.HelpCommand.class },
     footer = {
         "",
         "Exit codes: 0 ok, 1 run failed, 2 bad command line." })

@@ -32,6 +32,7 @@ import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 import io.verbs4j.spi.TransportProvider;
+import io.verbs4j.stat.StatRegistry;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -84,6 +85,7 @@ public final class Communicator implements AutoCloseable
     private RendezvousStore ownedStore;
     private int splits;
     private int shrinks;
+    private final StatRegistry.Registration stat;
 
     private Communicator(final CommunicatorContext context, final Links links, final String[] transports,
         final ProtectionDomain primaryPd)
@@ -96,7 +98,10 @@ public final class Communicator implements AutoCloseable
         this.primaryPd = primaryPd;
         this.engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context), context.opTimeoutNs(),
             primaryPd, defaultModel(transports), context.algorithm());
-        this.engine.observer(new OpObserver(context.name(), links.rank(), links.size(), context.history()));
+        final OpObserver observer = new OpObserver(context.name(), links.rank(), links.size(), context.history());
+        this.engine.observer(observer);
+        this.stat = StatRegistry.register("communicator '" + context.name() + "' rank " + links.rank() + " of " +
+            links.size(), observer::sample);
         this.engine.stallWarning(context.stallWarningNs());
         this.runner = new AsyncRunner(engine, context, newIdle(context));
         this.async = new AsyncCollectives(runner);
@@ -749,6 +754,7 @@ public final class Communicator implements AutoCloseable
      */
     public void close()
     {
+        stat.close();
         if (runner.isClosed())
         {
             closeOwnedStore();
@@ -788,6 +794,7 @@ public final class Communicator implements AutoCloseable
 
     private void closeResources()
     {
+        stat.close();
         try
         {
             engine.close();

@@ -9,6 +9,9 @@ import io.verbs4j.config.DeviceContext;
 import io.verbs4j.spi.AbstractDevice;
 import io.verbs4j.spi.AbstractProtectionDomain;
 import io.verbs4j.spi.Progress;
+import io.verbs4j.stat.StatRegistry;
+
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A device of the tcp provider: its I/O threads, connection manager and counters. Open it with
@@ -36,7 +39,10 @@ public final class TcpDevice extends AbstractDevice
 
     private final TcpConfiguration configuration;
     private final TcpTls tls;
+    private static final AtomicInteger DEVICES = new AtomicInteger();
+
     private final TcpCounters counters = new TcpCounters();
+    private final StatRegistry.Registration stat;
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
     private volatile TcpConnection[] polled = new TcpConnection[0];
@@ -57,6 +63,13 @@ public final class TcpDevice extends AbstractDevice
         this.tls = configuration.tls() ? TcpTls.of(configuration) : null;
         this.eventLoops = new TcpEventLoops(configuration);
         this.connectionManager = new TcpConnectionManager(this);
+        this.stat = StatRegistry.register("tcp device " + DEVICES.incrementAndGet(), sink ->
+        {
+            for (final TcpCounter counter : TcpCounter.values())
+            {
+                sink.counter(counter.label(), counters.get(counter));
+            }
+        });
     }
 
     /** {@inheritDoc} */
@@ -149,6 +162,7 @@ public final class TcpDevice extends AbstractDevice
     /** {@inheritDoc} */
     protected void onClose()
     {
+        stat.close();
         connectionManager.close();
         eventLoops.shutdown();
     }

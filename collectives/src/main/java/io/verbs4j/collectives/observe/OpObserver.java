@@ -4,6 +4,9 @@
 package io.verbs4j.collectives.observe;
 
 import io.verbs4j.collectives.CollectiveException;
+import io.verbs4j.stat.StatSource;
+
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Watches the operations of one communicator's engine: records each in the {@link OpHistory}, emits a
@@ -24,6 +27,12 @@ public final class OpObserver
     private final CollectiveEvent event = new CollectiveEvent();
     private long sequence;
     private boolean timing;
+    private long currentBytes;
+    // single writer (the operations' thread), read by the stat publisher: lazySet, no fence on the data path
+    private final AtomicLong completedOps = new AtomicLong();
+    private final AtomicLong failedOps = new AtomicLong();
+    private final AtomicLong completedBytes = new AtomicLong();
+    private final AtomicLong startedOps = new AtomicLong();
 
     /**
      * @param communicator     communicator name.
@@ -56,6 +65,8 @@ public final class OpObserver
     public long begin(final String operation, final long bytes, final long startNs)
     {
         final long seq = ++sequence;
+        startedOps.lazySet(seq);
+        currentBytes = bytes;
         history.begin(seq, operation, bytes, startNs);
         timing = event.isEnabled();
         if (timing)
@@ -76,6 +87,8 @@ public final class OpObserver
     public void completed(final String algorithm)
     {
         history.end(algorithm, true);
+        completedOps.lazySet(completedOps.get() + 1);
+        completedBytes.lazySet(completedBytes.get() + currentBytes);
         if (timing)
         {
             commit(algorithm, "ok");
@@ -91,6 +104,7 @@ public final class OpObserver
     public void failed(final String algorithm, final CollectiveException failure)
     {
         history.end(algorithm, false);
+        failedOps.lazySet(failedOps.get() + 1);
         if (timing)
         {
             commit(algorithm, failure.reason().name());
@@ -131,6 +145,19 @@ public final class OpObserver
     public String history()
     {
         return history.describe(System.nanoTime());
+    }
+
+    /**
+     * This rank's operation counters, for the counters file ({@link io.verbs4j.stat.StatRegistry}); any thread.
+     *
+     * @param sink where they go.
+     */
+    public void sample(final StatSource.StatSink sink)
+    {
+        sink.counter("collectives started", startedOps.get());
+        sink.counter("collectives completed", completedOps.get());
+        sink.counter("collectives failed", failedOps.get());
+        sink.counter("bytes per rank of completed collectives", completedBytes.get());
     }
 
     /** @return operations started on this rank since creation. */

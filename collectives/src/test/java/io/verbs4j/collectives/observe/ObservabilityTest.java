@@ -19,10 +19,15 @@ import io.verbs4j.collectives.CommunicatorContext;
 import io.verbs4j.collectives.launch.ThreadCluster;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
+import io.verbs4j.stat.StatFile;
+import io.verbs4j.stat.StatPublisher;
+import io.verbs4j.stat.StatRegistry;
+import io.verbs4j.stat.StatSnapshot;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -145,6 +150,40 @@ class ObservabilityTest
         {
             Files.deleteIfExists(file);
         }
+    }
+
+    @Test
+    void eachRanksCountersAreInTheCountersFileWhileTheCommunicatorIsOpen(@TempDir final Path dir) throws Exception
+    {
+        final ConcurrentHashMap<Integer, List<StatSnapshot.Counter>> open = new ConcurrentHashMap<>();
+        try (StatPublisher publisher = StatRegistry.publishTo(dir, Duration.ofHours(1)))
+        {
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                try (Communicator comm = Communicator.create(context(rank, size, store, "stat")))
+                {
+                    final int[] value = {rank};
+                    for (int i = 0; i < 3; i++)
+                    {
+                        comm.allReduce(CommBuffer.of(value), CommBuffer.of(value), 1, DataType.INT32, ReduceOp.MAX);
+                    }
+                    comm.barrier();
+                    publisher.publishNow();
+                    open.put(rank, StatFile.read(publisher.file()).counters());
+                    comm.barrier();
+                }
+            });
+            publisher.publishNow();
+            final List<StatSnapshot.Counter> closed = StatFile.read(publisher.file()).counters();
+            assertTrue(closed.stream().noneMatch(c -> c.group().startsWith("communicator 'stat'")), closed::toString);
+        }
+        final List<StatSnapshot.Counter> counters = open.get(0);
+        assertTrue(counters.contains(new StatSnapshot.Counter("communicator 'stat' rank 0 of 2", "collectives failed",
+            0)), counters::toString);
+        assertTrue(counters.stream().anyMatch(c -> c.group().equals("communicator 'stat' rank 0 of 2") &&
+            c.label().equals("bytes per rank of completed collectives") && c.value() >= 12), counters::toString);
+        assertTrue(counters.stream().anyMatch(c -> c.group().equals("communicator 'stat' rank 1 of 2") &&
+            c.label().equals("collectives completed") && c.value() >= 3), counters::toString);
     }
 
     @Test
