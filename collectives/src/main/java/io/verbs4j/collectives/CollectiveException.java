@@ -26,6 +26,8 @@ public final class CollectiveException extends RuntimeException
         ABORTED,
         /** The ranks' calls do not match (different counts or operations). */
         MISMATCH,
+        /** A peer closed its communicator while this rank was in a call with it ("rank r left during ..."). */
+        PEER_LEFT,
         /** The communicator had already failed. */
         FAILED_EARLIER,
         /** Bootstrap (rendezvous, connection) failed. */

@@ -197,6 +197,19 @@ public final class CollectiveOp
     }
 
     /**
+     * The final barrier of {@link Communicator#close()}: a barrier whose messages also tell each peer that this rank
+     * leaves, so that a peer still in another call reports "rank r left during ..." instead of a mismatch.
+     *
+     * @return this.
+     */
+    CollectiveOp closingBarrier()
+    {
+        request.set(OpKind.BARRIER, null, null, 0, null, null, 0);
+        request.leaving = true;
+        return this;
+    }
+
+    /**
      * Point-to-point send; the peer runs a matching {@link #recv}.
      *
      * @param buffer data.
@@ -286,6 +299,7 @@ public final class CollectiveOp
         target.algorithm = request.algorithm;
         target.fused = request.fused;
         target.fusedCounts = request.fusedCounts;
+        target.leaving = request.leaving;
         return target;
     }
 

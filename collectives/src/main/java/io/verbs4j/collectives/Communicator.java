@@ -764,7 +764,7 @@ public final class Communicator implements AutoCloseable
         {
             if (!isFailed() && size > 1)
             {
-                barrier();
+                run(scratch.closingBarrier());
             }
         }
         catch (final RuntimeException ignore)

@@ -25,15 +25,62 @@ class FailureMessageTest
     }
 
     @Test
-    void aRankThatClosesAfterAnExceptionIsNamedAsClosingNotAsAPlainMismatch()
+    void aRankThatClosesAfterAnExceptionIsReportedAsLeftDuringTheCallOverFlagLinks()
+    {
+        closeWhileTheOtherRankIsInACall("left-flag", true, 2);
+    }
+
+    @Test
+    void aRankThatClosesAfterAnExceptionIsReportedAsLeftDuringTheCallOverVerbsLinks()
+    {
+        closeWhileTheOtherRankIsInACall("left-verbs", false, 2);
+    }
+
+    @Test
+    void aRankThatClosesWhileTheOtherIsInALargeAllReduceIsReportedAsLeft()
+    {
+        closeWhileTheOtherRankIsInACall("left-large", false, 1 << 20);
+    }
+
+    @Test
+    void aRankThatClosesWhileTheOtherIsInABarrierIsReportedAsLeftDuringTheBarrier()
     {
         new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
         {
+            try (Communicator comm = Communicator.create(context(rank, size, store, "left-barrier")))
+            {
+                comm.barrier();
+                if (1 == rank)
+                {
+                    return; // closes: its final barrier tells rank 0 it leaves
+                }
+                final CollectiveException ex = assertThrows(CollectiveException.class, comm::barrier);
+                assertEquals(CollectiveException.Reason.PEER_LEFT, ex.reason(), ex.getMessage());
+                assertTrue(ex.getMessage().matches("(?s).*: barrier #\\d+ .* failed: rank 1 left during barrier " +
+                    "#\\d+: it closed its communicator while this rank was in that call.*"), ex.getMessage());
+            }
+        });
+    }
+
+    /**
+     * Rank 1's code throws inside try-with-resources: close() runs while rank 0 is in an AllReduce of
+     * {@code count} floats; rank 0 is told that rank 1 left during it.
+     */
+    private static void closeWhileTheOtherRankIsInACall(final String name, final boolean flagLinks, final int count)
+    {
+        new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+        {
+            final CommunicatorContext context = context(rank, size, store, name);
+            if (!flagLinks)
+            {
+                context.flagLinks(false, CollectivesConfiguration.flagMaxBytes(),
+                    CollectivesConfiguration.flagSlotBytes(), CollectivesConfiguration.flagSlots());
+            }
             if (1 == rank)
             {
                 assertThrows(IllegalStateException.class, () ->
                 {
-                    try (Communicator comm = Communicator.create(context(rank, size, store, "closing")))
+                    try (Communicator comm = Communicator.create(context))
                     {
                         comm.barrier();
                         throw new IllegalStateException("a bug in rank 1's code");
@@ -41,16 +88,16 @@ class FailureMessageTest
                 });
                 return;
             }
-            try (Communicator comm = Communicator.create(context(rank, size, store, "closing")))
+            try (Communicator comm = Communicator.create(context))
             {
                 comm.barrier();
-                final float[] v = {1, 2};
+                final float[] v = new float[count];
                 final CollectiveException ex = assertThrows(CollectiveException.class,
-                    () -> comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 2, DataType.FLOAT32, ReduceOp.SUM));
-                assertEquals(CollectiveException.Reason.MISMATCH, ex.reason(), ex.getMessage());
+                    () -> comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), count, DataType.FLOAT32, ReduceOp.SUM));
+                assertEquals(CollectiveException.Reason.PEER_LEFT, ex.reason(), ex.getMessage());
                 assertEquals(1, ex.peer());
-                assertTrue(ex.getMessage().contains("rank 1 sent an empty message where 8 bytes were expected: it " +
-                    "is in a barrier, or it is closing its communicator"), ex.getMessage());
+                assertTrue(ex.getMessage().matches("(?s).*: allReduce #(\\d+) .* failed: rank 1 left during " +
+                    "allReduce #\\1: it closed its communicator while this rank was in that call.*"), ex.getMessage());
             }
         });
     }

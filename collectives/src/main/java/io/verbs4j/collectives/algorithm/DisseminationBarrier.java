@@ -4,6 +4,7 @@
 package io.verbs4j.collectives.algorithm;
 
 import io.verbs4j.collectives.link.Links;
+import io.verbs4j.collectives.link.PeerLink;
 
 /**
  * Dissemination barrier (Hensgen, Finkel and Manber): {@code ceil(log2 n)} rounds of zero-byte messages.
@@ -31,12 +32,31 @@ public final class DisseminationBarrier
     /** Runs the barrier. */
     public void run()
     {
+        run(false);
+    }
+
+    /**
+     * Runs the barrier.
+     *
+     * @param leaving true for the final barrier of {@code close()}: its messages are {@link PeerLink#LEAVE} messages
+     *                (a peer in another call reports that this rank left), and it takes both kinds from peers (a
+     *                peer in a plain barrier then reports this rank left; this rank is leaving anyway).
+     */
+    public void run(final boolean leaving)
+    {
         final Links links = steps.links();
         for (int distance = 1; distance < size; distance <<= 1)
         {
-            steps.send(links.link((rank + distance) % size), null, 0, 0);
+            steps.send(links.link((rank + distance) % size), null, 0, leaving ? PeerLink.LEAVE : 0);
             final int from = (rank - distance + size) % size;
-            steps.awaitMessage(links.link(from), 0);
+            if (leaving)
+            {
+                steps.awaitBarrierMessage(links.link(from));
+            }
+            else
+            {
+                steps.awaitMessage(links.link(from), 0);
+            }
             links.link(from).release();
         }
     }

@@ -116,6 +116,28 @@ public final class Steps
     }
 
     /**
+     * Waits for the next message of a closing barrier: an empty or a {@link PeerLink#LEAVE} message.
+     *
+     * @param link from whom.
+     */
+    public void awaitBarrierMessage(final PeerLink link)
+    {
+        if (!link.hasMessage())
+        {
+            do
+            {
+                waiter.poll(link.peer());
+            }
+            while (!link.hasMessage());
+            waiter.progressed();
+        }
+        if (0 != link.messageLength() && PeerLink.LEAVE != link.messageLength())
+        {
+            throw mismatch(link, 0);
+        }
+    }
+
+    /**
      * recv: next message copied to {@code dst}.
      *
      * @param link   from whom.
@@ -297,6 +319,12 @@ public final class Steps
 
     private CollectiveException mismatch(final PeerLink link, final int expected)
     {
+        if (PeerLink.LEAVE == link.messageLength())
+        {
+            return waiter.failure(CollectiveException.Reason.PEER_LEFT, link.peer(), "rank " + link.peer() +
+                " left during " + waiter.opName() + " #" + waiter.opSeq() + ": it closed its communicator while " +
+                "this rank was in that call (if its code threw, that rank's log says why)");
+        }
         if (0 == link.messageLength() && expected > 0)
         {
             // The common case in real jobs: code on that rank threw, and try-with-resources ran close(), whose final

@@ -253,6 +253,12 @@ public final class Waiter
         return abortRequested;
     }
 
+    /** @return the running operation's sequence number on this rank. */
+    public long opSeq()
+    {
+        return opSeq;
+    }
+
     /** @return the running operation's name. */
     public String opName()
     {

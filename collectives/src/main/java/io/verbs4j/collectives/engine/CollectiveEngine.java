@@ -390,7 +390,7 @@ public final class CollectiveEngine implements AutoCloseable
                 {
                     final AlgorithmSet s = set(0);
                     s.waiter.begin(r.kind.label(), opSeq, opStartNs, 0, null, null, null);
-                    s.barrier.run();
+                    s.barrier.run(r.leaving);
                 }
                 else
                 {

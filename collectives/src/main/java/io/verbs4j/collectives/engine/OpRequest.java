@@ -38,6 +38,8 @@ public final class OpRequest
     public CommBuffer[] fused;
     /** Their element counts. */
     public long[] fusedCounts;
+    /** BARRIER only: the final barrier of {@code close()}, whose messages tell the peers that this rank leaves. */
+    public boolean leaving;
 
     /**
      * Sets the common fields and clears the rest.
@@ -66,6 +68,7 @@ public final class OpRequest
         this.algorithm = Algorithm.AUTO;
         this.fused = null;
         this.fusedCounts = null;
+        this.leaving = false;
         return this;
     }
 

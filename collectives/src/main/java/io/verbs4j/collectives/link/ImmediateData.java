@@ -10,7 +10,8 @@ package io.verbs4j.collectives.link;
  *  +-----+--------------+-----------------------------------------------+
  *  |kind | slot (6 bits)|  value (24 bits)                              |
  *  +-----+--------------+-----------------------------------------------+
- *  kind 0 DATA   : slot = message sequence mod 64 (checked by the receiver), value = payload length in bytes
+ *  kind 0 DATA   : slot = message sequence mod 64 (checked by the receiver), value = payload length in bytes, or
+ *                  {@link #LEAVE_LENGTH} for a leave message (no payload: the sender is closing its communicator)
  *  kind 1 CREDIT : slot = 0, value = number of inbox slots the sender of this message has freed
  *  kind 2 ABORT  : slot = 0, value = 1 + the rank the sender blames for its failure (0: none); the sender closes
  *                  the connection right after, so the receiver can name the root cause instead of the messenger
@@ -36,6 +37,8 @@ public final class ImmediateData
     public static final int VALUE_MASK = 0xFF_FFFF;
     /** Largest value (payload length or credit count). */
     public static final int MAX_VALUE = VALUE_MASK;
+    /** DATA value of a leave message: above every slot size (at most 8 MiB). */
+    public static final int LEAVE_LENGTH = VALUE_MASK;
 
     private ImmediateData()
     {

@@ -19,6 +19,13 @@ package io.verbs4j.collectives.link;
  */
 public interface PeerLink
 {
+    /**
+     * {@link #messageLength()} of a leave message, and the length {@link #trySend} takes to send one: the peer closed
+     * its communicator, and this message (no payload) is its final barrier's. A rank in any other call reports that
+     * the peer left during it.
+     */
+    int LEAVE = -1;
+
     /** @return the peer's rank. */
     int peer();
 
@@ -28,7 +35,7 @@ public interface PeerLink
     /**
      * @param source memory to send from (may be null when {@code length} is 0).
      * @param offset byte offset in {@code source}.
-     * @param length bytes, at most {@link #slotBytes()}.
+     * @param length bytes, at most {@link #slotBytes()}, or {@link #LEAVE} for a leave message.
      * @return true if posted; false for "no credit or queue full now" (poll and retry) or a failed link.
      */
     boolean trySend(MemView source, long offset, int length);
@@ -54,7 +61,7 @@ public interface PeerLink
     /** @return byte offset of the oldest unconsumed message in {@link #inbox()}. */
     long messageOffset();
 
-    /** @return its length. */
+    /** @return its length, or {@link #LEAVE}. */
     int messageLength();
 
     /** Consumes the oldest message: its slot goes back to the peer. */

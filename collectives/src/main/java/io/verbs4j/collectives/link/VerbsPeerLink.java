@@ -203,7 +203,7 @@ public final class VerbsPeerLink implements PeerLink
         data.wrId(seq)
             .flags((signaled ? SendRequest.SIGNALED : 0) | (inline ? SendRequest.INLINE : 0))
             .remote(remoteInbox + slotOffset, remoteRkey)
-            .immediateData(ImmediateData.data(seq, length));
+            .immediateData(ImmediateData.data(seq, length < 0 ? ImmediateData.LEAVE_LENGTH : length));
         final int rc = qp.postSend(data);
         if (QueuePair.OK == rc)
         {
@@ -383,7 +383,8 @@ public final class VerbsPeerLink implements PeerLink
                 fail("protocol error: message " + arrivedSeq + " arrived with slot tag " + ImmediateData.slot(imm));
                 return;
             }
-            lengths[(int)(arrivedSeq % slots)] = ImmediateData.value(imm);
+            final int value = ImmediateData.value(imm);
+            lengths[(int)(arrivedSeq % slots)] = ImmediateData.LEAVE_LENGTH == value ? PeerLink.LEAVE : value;
             arrivedSeq++;
         }
         else
