@@ -59,6 +59,7 @@ public abstract class AbstractQueuePair implements QueuePair
     private final int[] scratchLengths;
     private final AbstractMemoryRegion[] recvScratchRegions;
     private final long[] recvScratchOffsets;
+    private DirectSend directSend;
     private volatile QpState state = QpState.RESET;
     private volatile boolean closed;
 
@@ -167,8 +168,13 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return BACK_PRESSURED;
         }
-        final long pos = sendQueue.reserve();
         final int localStatus = resolveSendSges(request);
+        if (null != directSend && WcStatus.SUCCESS == localStatus && QpState.RTS == current &&
+            directSend.tryPost(request, scratchRegions, scratchOffsets))
+        {
+            return OK;
+        }
+        final long pos = sendQueue.reserve();
         sendQueue.fillSend(pos, request, scratchRegions, scratchOffsets);
         sendQueue.publish(pos);
         if (WcStatus.SUCCESS != localStatus)
@@ -184,6 +190,24 @@ public abstract class AbstractQueuePair implements QueuePair
         }
         transmit(pos);
         return OK;
+    }
+
+    /**
+     * For the provider's constructor: lets the posting thread carry requests out at once through {@code executor}
+     * while the send queue is idle (see {@link DirectSend}); everything the executor refuses takes the ordinary path
+     * ({@link #transmit}).
+     *
+     * @param executor the provider's executor.
+     * @throws IllegalStateException if one is installed already.
+     */
+    protected final void installDirectExecutor(final DirectExecutor executor)
+    {
+        Objects.requireNonNull(executor, "executor");
+        if (null != directSend)
+        {
+            throw new IllegalStateException("queue pair " + qpNumber + " already has a direct executor");
+        }
+        directSend = new DirectSend(sendQueue, sendCq, qpNumber, executor);
     }
 
     /** {@inheritDoc} */

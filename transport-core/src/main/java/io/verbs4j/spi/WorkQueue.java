@@ -24,6 +24,10 @@ import org.agrona.UnsafeApi;
  * to the CQ in position order; the CQ's consumer {@link #release(long) releases} the slot when it polls the entry.
  * The state word of a slot is {@code pos << 2 | phase}, so a stale completion for a reused slot cannot match.
  * <p>
+ * A request the posting thread carries out at once ({@link DirectSend}) takes the next position straight to DONE and
+ * handed over, under the drain and only while the queue is idle, so in-order delivery holds without the states in
+ * between; an unsignaled one gets no CQ entry and its slot is freed with the next polled completion, as on an HCA.
+ * <p>
  * Threading: one posting thread; completions from any thread; {@link #drain} is serialized by a try-lock and
  * re-checked after unlocking, so it never blocks; one CQ consumer releases.
  */
@@ -410,6 +414,84 @@ public final class WorkQueue
             }
         }
         while (readyToDrain());
+    }
+
+    /**
+     * Opens the queue for a {@link DirectSend direct post}: takes the drain and checks that the queue is idle (every
+     * published slot handed to the CQ, no error drained) with a slot free. Posting thread only; never blocks.
+     *
+     * @return true if the caller now holds the drain and must call {@link #exitDirect}; false (nothing held) if
+     *         another thread is draining or work is outstanding.
+     */
+    boolean tryEnterDirect()
+    {
+        if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        {
+            return false;
+        }
+        final long pos = posted;
+        if (errorDrained || cursor != pos || pos - (long)RELEASED.getAcquire(this) >= depth)
+        {
+            DRAIN_LOCK.setRelease(this, 0);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Retires the next position as a request carried out by the posting thread, with the drain held
+     * ({@link #tryEnterDirect()}): it takes a slot (freed, as every slot, when a later completion is polled), gets a
+     * CQ entry only if signaled, and never passes through the pending or completing states.
+     *
+     * @param cq         the queue's completion queue.
+     * @param qpNumber   the queue pair's number.
+     * @param wrId       correlation id.
+     * @param opcode     the posted opcode (also the completion opcode).
+     * @param flags      the posted flags.
+     * @param byteLength bytes transferred.
+     */
+    void retireDirect(
+        final BaseCompletionQueue cq,
+        final int qpNumber,
+        final long wrId,
+        final int opcode,
+        final int flags,
+        final int byteLength)
+    {
+        final long pos = posted;
+        final int idx = (int)pos & mask;
+        wrIds[idx] = wrId;
+        opcodes[idx] = opcode;
+        this.flags[idx] = flags;
+        sgeCounts[idx] = 0;
+        totalLengths[idx] = byteLength;
+        statuses[idx] = WcStatus.SUCCESS;
+        completionOpcodes[idx] = opcode;
+        byteLengths[idx] = byteLength;
+        completionImmediates[idx] = 0;
+        completionFlags[idx] = 0;
+        STATES.setRelease(states, idx, pos << 2 | PHASE_DONE);
+        POSTED.setRelease(this, pos + 1);
+        if (0 != (flags & SendRequest.SIGNALED))
+        {
+            cq.produce(this, pos, wrId, WcStatus.SUCCESS, opcode, byteLength, 0, 0, qpNumber);
+        }
+        CURSOR.setRelease(this, pos + 1);
+    }
+
+    /**
+     * Releases the drain taken by {@link #tryEnterDirect()}, draining whatever another thread left to it meanwhile.
+     *
+     * @param cq       the queue's completion queue.
+     * @param qpNumber the queue pair's number.
+     */
+    void exitDirect(final BaseCompletionQueue cq, final int qpNumber)
+    {
+        DRAIN_LOCK.setRelease(this, 0);
+        if (readyToDrain())
+        {
+            drain(cq, qpNumber);
+        }
     }
 
     /**

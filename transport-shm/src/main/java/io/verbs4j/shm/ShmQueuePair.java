@@ -154,6 +154,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         this.inflightMask = capacity - 1;
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
+        installDirectExecutor(new ShmDirectRma(this));
     }
 
     /** @return the protection-domain id published with this QP's regions. */
@@ -330,6 +331,49 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
     }
 
+    // ---------------------------------------------------------------- direct path (ShmDirectRma)
+
+    /**
+     * For {@link ShmDirectRma}: takes the send side (try-lock, the same one the pump and region close use) if it is
+     * idle at {@code pos}: connected, in RTS, nothing left to transmit, no replay, fragment or served request under
+     * way. On success the caller must call {@link #unlockSendSide}.
+     *
+     * @param pos the send-queue position the direct request takes.
+     * @return the connection, or null (nothing held).
+     */
+    ShmConnection tryLockIdleSendSide(final long pos)
+    {
+        if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
+        {
+            return null;
+        }
+        final ShmConnection c = connection;
+        if (null == c || QpState.RTS != state() || nextToTransmit != pos || stalled || fragPos >= 0 ||
+            servedPos >= 0 || NO_REWIND != (long)REWIND_MSN.getVolatile(this) ||
+            NO_WAIT != (long)SERVED_WAIT_MSN.getVolatile(this))
+        {
+            SEND_LOCK.setRelease(this, UNLOCKED);
+            return null;
+        }
+        return c;
+    }
+
+    /**
+     * Releases the send side taken by {@link #tryLockIdleSendSide}.
+     *
+     * @param pos        the position given to it.
+     * @param carriedOut true if the request at {@code pos} was carried out (the pump steps past it).
+     */
+    void unlockSendSide(final long pos, final boolean carriedOut)
+    {
+        if (carriedOut)
+        {
+            nextToTransmit = pos + 1;
+            highWater = pos + 1;
+        }
+        SEND_LOCK.setRelease(this, UNLOCKED);
+    }
+
     // ---------------------------------------------------------------- send side
 
     private void pump()
@@ -501,7 +545,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         return true;
     }
 
-    private ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
+    ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
     {
         final ShmPeer.Region cached = cachedRegion;
         if (null != cached && cachedRkey == rkey && cached.isValid())
