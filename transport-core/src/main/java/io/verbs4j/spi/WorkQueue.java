@@ -458,19 +458,9 @@ public final class WorkQueue
         final int flags,
         final int byteLength)
     {
+        // Only the state word: nothing reads a slot's request or completion arrays once the cursor is past it.
         final long pos = posted;
-        final int idx = (int)pos & mask;
-        wrIds[idx] = wrId;
-        opcodes[idx] = opcode;
-        this.flags[idx] = flags;
-        sgeCounts[idx] = 0;
-        totalLengths[idx] = byteLength;
-        statuses[idx] = WcStatus.SUCCESS;
-        completionOpcodes[idx] = opcode;
-        byteLengths[idx] = byteLength;
-        completionImmediates[idx] = 0;
-        completionFlags[idx] = 0;
-        STATES.setRelease(states, idx, pos << 2 | PHASE_DONE);
+        STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_DONE);
         POSTED.setRelease(this, pos + 1);
         if (0 != (flags & SendRequest.SIGNALED))
         {
