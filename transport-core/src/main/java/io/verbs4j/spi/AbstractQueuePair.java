@@ -26,6 +26,14 @@ import io.verbs4j.WcStatus;
  * {@link #transmit(long)} carries a validated send out, and the provider reports results through
  * {@link #completeSend}, {@link #takeRecv()}/{@link #completeRecv} and {@link #fail(int)}.
  * <p>
+ * A provider may also {@link #installDirectExecutor install a direct executor}: while the send queue is idle, a
+ * request it accepts is carried out inside {@link #postSend} and never becomes a work-queue record
+ * ({@link DirectSend}); everything else, and every error, takes the ordinary path above.
+ * <p>
+ * Threading contract: one thread posts sends at a time and one thread posts receives at a time (they may differ);
+ * the provider completes from any thread; {@link #modify} and {@link #close} from any thread. Nothing on the post
+ * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only.
+ * <p>
  * What is refused at post time (return codes) and what completes with an error status follows ibverbs: malformed
  * requests are refused ({@code EINVAL} in verbs); a bad lkey, an SGE out of its region or a missing LOCAL_WRITE is a
  * {@link WcStatus#LOC_PROT_ERR} completion that moves the queue pair to ERROR.

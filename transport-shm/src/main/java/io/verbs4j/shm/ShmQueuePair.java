@@ -38,6 +38,10 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * they complete when the peer acknowledges the MSN through its control block. A full ring stops the pump; progress
  * resumes it (back-pressure never surfaces as an exception).
  * <p>
+ * <b>Direct RMA</b> ({@link ShmDirectRma}): while the send queue is idle, WRITE, READ and atomics on a mapped
+ * peer region are carried out by the posting thread inside {@code postSend}, under the same send-side try-lock and
+ * with the same checks, and never become work-queue records; whatever it refuses goes through the pump.
+ * <p>
  * <b>Receive side</b> ({@link #doWork()}, progress only, so a single receiving thread): records are read in order;
  * a record that finds no posted receive is refused with an RNR NAK, and every later record is dropped until the
  * sender, after {@code rnrTimerNs}, retransmits from the refused MSN (go-back-N, as RC does).
@@ -954,6 +958,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
      */
     int doWork()
     {
+        final ShmConnection seen = connection;
+        if (null == seen || !mayHaveWork(seen))
+        {
+            return 0;
+        }
         if (!RECV_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
         {
             return 0;
@@ -1014,6 +1023,20 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             RECV_LOCK.compareAndSet(this, LOCKED, UNLOCKED);
         }
+    }
+
+    /**
+     * A look, without the receive lock, at whether {@link #doWork()} could have anything to do: a record waiting,
+     * an acknowledgement to publish, anything new from the peer's control block (acknowledgement, NAK, error,
+     * close), or sends for the pump. Plain loads and volatile reads only, so an idle poll costs no atomic
+     * instruction; a stale read of this side's own counters can only say yes when the answer is no, never the
+     * reverse (they only move towards the peer's values).
+     */
+    private boolean mayHaveWork(final ShmConnection c)
+    {
+        return c.in.size() > 0 || expectedMsn != publishedAck || broken ||
+            c.peerAckedMsn() != (long)ACKED_SEEN.getAcquire(this) || c.peerRnrCount() != rnrCountSeen ||
+            (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
     }
 
     private int processAcks(final ShmConnection c)
