@@ -208,7 +208,7 @@ public final class WorkQueue
         totalLengths[idx] = total;
         if (0 != (request.flags() & SendRequest.INLINE))
         {
-            gatherToAddress(pos, inlineBase + (long)idx * maxInline, false);
+            walk(pos, 0, total, null, inlineBase + (long)idx * maxInline, false);
         }
     }
 
@@ -661,23 +661,25 @@ public final class WorkQueue
      */
     public void gatherToAddress(final long pos, final long dstAddress)
     {
-        gatherToAddress(pos, dstAddress, true);
+        gatherRange(pos, 0, totalLength(pos), dstAddress);
     }
 
-    private void gatherToAddress(final long pos, final long dstAddress, final boolean useInline)
+    /**
+     * Copies part of the payload of a send slot (inline copy or SGEs) to contiguous native memory.
+     *
+     * @param pos        position.
+     * @param from       bytes into the payload to start at.
+     * @param length     bytes.
+     * @param dstAddress destination.
+     */
+    public void gatherRange(final long pos, final long from, final long length, final long dstAddress)
     {
-        if (useInline && isInline(pos))
+        if (isInline(pos))
         {
-            UnsafeApi.copyMemory(inlineAddress(pos), dstAddress, totalLength(pos));
+            UnsafeApi.copyMemory(inlineAddress(pos) + from, dstAddress, length);
             return;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
-        {
-            sgeRegions[base + i].memory().copyTo(sgeOffsets[base + i], dstAddress + done, sgeLengths[base + i]);
-            done += sgeLengths[base + i];
-        }
+        walk(pos, from, length, null, dstAddress, false);
     }
 
     /**
@@ -694,14 +696,7 @@ public final class WorkQueue
             dst.copyFrom(inlineAddress(pos), dstOffset, totalLength(pos));
             return;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
-        {
-            RegionMemory.copy(sgeRegions[base + i].memory(), sgeOffsets[base + i], dst, dstOffset + done,
-                sgeLengths[base + i]);
-            done += sgeLengths[base + i];
-        }
+        walk(pos, 0, totalLength(pos), dst, dstOffset, false);
     }
 
     /**
@@ -719,14 +714,7 @@ public final class WorkQueue
         {
             return WcStatus.LOC_LEN_ERR;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
-        {
-            final long chunk = Math.min(sgeLengths[base + i], length - done);
-            RegionMemory.copy(src, srcOffset + done, sgeRegions[base + i].memory(), sgeOffsets[base + i], chunk);
-            done += chunk;
-        }
+        walk(pos, 0, length, src, srcOffset, true);
         return WcStatus.SUCCESS;
     }
 
@@ -744,14 +732,89 @@ public final class WorkQueue
         {
             return WcStatus.LOC_LEN_ERR;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
-        {
-            final long chunk = Math.min(sgeLengths[base + i], length - done);
-            sgeRegions[base + i].memory().copyFrom(srcAddress + done, sgeOffsets[base + i], chunk);
-            done += chunk;
-        }
+        walk(pos, 0, length, null, srcAddress, true);
         return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Scatters bytes from contiguous native memory into the SGEs of a slot, starting {@code dstStart} bytes in
+     * (the next fragment or chunk of a message). The caller checked that they fit.
+     *
+     * @param pos        position.
+     * @param dstStart   bytes into the SGEs to start at.
+     * @param srcAddress source.
+     * @param length     bytes.
+     */
+    public void scatterRange(final long pos, final long dstStart, final long srcAddress, final long length)
+    {
+        walk(pos, dstStart, length, null, srcAddress, true);
+    }
+
+    /**
+     * Scatters bytes from memory into the SGEs of a slot, starting {@code dstStart} bytes in. The caller checked
+     * that they fit.
+     *
+     * @param pos       position.
+     * @param dstStart  bytes into the SGEs to start at.
+     * @param src       source memory.
+     * @param srcOffset offset in it.
+     * @param length    bytes.
+     */
+    public void scatterRange(
+        final long pos, final long dstStart, final RegionMemory src, final long srcOffset, final long length)
+    {
+        walk(pos, dstStart, length, src, srcOffset, true);
+    }
+
+    /**
+     * The SGE walk, the one every copy to or from a slot goes through: {@code length} bytes between the slot's
+     * SGEs, from {@code start} bytes into them, and the other side: {@code other} from offset {@code otherAt}, or,
+     * when {@code other} is null, native memory at address {@code otherAt}.
+     */
+    private void walk(
+        final long pos,
+        final long start,
+        final long length,
+        final RegionMemory other,
+        final long otherAt,
+        final boolean intoSges)
+    {
+        final int idx = (int)pos & mask;
+        final int base = idx * maxSge;
+        long skip = start;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[idx]; i < n && done < length; i++)
+        {
+            final long sgeLength = sgeLengths[base + i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - done);
+            final RegionMemory sge = sgeRegions[base + i].memory();
+            final long sgeAt = sgeOffsets[base + i] + skip;
+            if (null == other)
+            {
+                if (intoSges)
+                {
+                    sge.copyFrom(otherAt + done, sgeAt, chunk);
+                }
+                else
+                {
+                    sge.copyTo(sgeAt, otherAt + done, chunk);
+                }
+            }
+            else if (intoSges)
+            {
+                RegionMemory.copy(other, otherAt + done, sge, sgeAt, chunk);
+            }
+            else
+            {
+                RegionMemory.copy(sge, sgeAt, other, otherAt + done, chunk);
+            }
+            done += chunk;
+            skip = 0;
+        }
     }
 }
