@@ -173,4 +173,98 @@ class ShmDirectRmaTest extends ShmPairFixture
         assertEquals(64, batch.byteLength(0));
         assertEquals(depth, client.sendQueueFree());
     }
+
+    @Test
+    void shouldReportEveryRequestOnceAndInOrderWhenTheQueuePairFailsWhilePosting() throws InterruptedException
+    {
+        setUpRegions(Access.ALL);
+        final SendRequest write = new SendRequest(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INLINE)
+            .sge(local, 0, 8).remote(remote.address(), remote.rkey());
+        final java.util.List<String> seen = new java.util.ArrayList<>();
+        final java.util.Set<Long> signaled = new java.util.HashSet<>();
+        final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        final Thread failer = new Thread(() ->
+        {
+            try
+            {
+                started.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            client.modify(io.verbs4j.QpState.ERROR);
+        });
+        failer.start();
+        long firstPostedInError = -1;
+        for (long wrId = 0; wrId < 20_000; wrId++)
+        {
+            final boolean signal = 0 == wrId % 4;
+            final boolean inError = io.verbs4j.QpState.ERROR == client.state();
+            int rc = client.postSend(write.wrId(wrId).flags(SendRequest.INLINE | (signal ? SendRequest.SIGNALED : 0)));
+            while (QueuePair.BACK_PRESSURED == rc)
+            {
+                drain(seen);
+                rc = client.postSend(write);
+            }
+            assertEquals(QueuePair.OK, rc);
+            if (signal)
+            {
+                signaled.add(wrId);
+            }
+            if (inError && firstPostedInError < 0)
+            {
+                firstPostedInError = wrId;
+            }
+            if (100 == wrId)
+            {
+                started.countDown();
+            }
+            drain(seen);
+        }
+        failer.join();
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (client.sendQueueFree() < client.config().sendDepth() && System.nanoTime() < deadline)
+        {
+            drain(seen);
+        }
+        drain(seen);
+        long previous = -1;
+        boolean failed = false;
+        final java.util.Set<Long> reported = new java.util.HashSet<>();
+        for (final String entry : seen)
+        {
+            final long wrId = Long.parseLong(entry.substring(0, entry.indexOf(':')));
+            final String status = entry.substring(entry.indexOf(':') + 1);
+            org.junit.jupiter.api.Assertions.assertTrue(wrId > previous, "in posting order, once each: " + entry +
+                " after " + previous);
+            previous = wrId;
+            reported.add(wrId);
+            if (!"SUCCESS".equals(status))
+            {
+                assertEquals("WR_FLUSH_ERR", status, "a failure by request is a flush");
+                failed = true;
+            }
+            else
+            {
+                org.junit.jupiter.api.Assertions.assertFalse(failed, "no success after the first flush: " + wrId);
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(failed, "the queue pair failed while posting");
+        org.junit.jupiter.api.Assertions.assertTrue(reported.containsAll(signaled), "every signaled request reported");
+        for (long wrId = Math.max(0, firstPostedInError); wrId < 20_000; wrId++)
+        {
+            org.junit.jupiter.api.Assertions.assertTrue(reported.contains(wrId),
+                "a request posted in ERROR is reported (flushed) even unsignaled: " + wrId);
+        }
+    }
+
+    private void drain(final java.util.List<String> seen)
+    {
+        final int n = clientCq.poll(batch);
+        for (int i = 0; i < n; i++)
+        {
+            seen.add(batch.wrId(i) + ":" + WcStatus.name(batch.status(i)));
+        }
+    }
 }
