@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * Threading: one thread polls a queue at a time (single consumer); any number of queue pairs, and the provider's
  * threads, produce into it. Polling also drives the provider's progress, so an application that polls needs no
- * other thread to make progress (the provider's agent still runs for what must not wait for the application).
+ * other thread to make progress (the provider's agent still runs for what must not wait for the application): a poll
+ * that finds nothing always drives it; one that already has completions to return may return them without it, for
+ * a few polls at most.
  * <p>
  * Capacity: a queue pair's send and receive slots are released when their completions are polled (for unsignaled
  * sends: when a later signaled completion of the same queue is polled). The queue pairs attached to a CQ may

@@ -26,6 +26,14 @@ import io.verbs4j.WcStatus;
  * {@link #transmit(long)} carries a validated send out, and the provider reports results through
  * {@link #completeSend}, {@link #takeRecv()}/{@link #completeRecv} and {@link #fail(int)}.
  * <p>
+ * A provider may also {@link #installDirectExecutor install a direct executor}: while the send queue is idle, a
+ * request it accepts is carried out inside {@link #postSend} and never becomes a work-queue record
+ * ({@link DirectSend}); everything else, and every error, takes the ordinary path above.
+ * <p>
+ * Threading contract: one thread posts sends at a time and one thread posts receives at a time (they may differ);
+ * the provider completes from any thread; {@link #modify} and {@link #close} from any thread. Nothing on the post
+ * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only.
+ * <p>
  * What is refused at post time (return codes) and what completes with an error status follows ibverbs: malformed
  * requests are refused ({@code EINVAL} in verbs); a bad lkey, an SGE out of its region or a missing LOCAL_WRITE is a
  * {@link WcStatus#LOC_PROT_ERR} completion that moves the queue pair to ERROR.
@@ -59,6 +67,7 @@ public abstract class AbstractQueuePair implements QueuePair
     private final int[] scratchLengths;
     private final AbstractMemoryRegion[] recvScratchRegions;
     private final long[] recvScratchOffsets;
+    private DirectSend directSend;
     private volatile QpState state = QpState.RESET;
     private volatile boolean closed;
 
@@ -167,8 +176,13 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return BACK_PRESSURED;
         }
-        final long pos = sendQueue.reserve();
         final int localStatus = resolveSendSges(request);
+        if (null != directSend && WcStatus.SUCCESS == localStatus && QpState.RTS == current &&
+            directSend.tryPost(request, scratchRegions, scratchOffsets))
+        {
+            return OK;
+        }
+        final long pos = sendQueue.reserve();
         sendQueue.fillSend(pos, request, scratchRegions, scratchOffsets);
         sendQueue.publish(pos);
         if (WcStatus.SUCCESS != localStatus)
@@ -184,6 +198,24 @@ public abstract class AbstractQueuePair implements QueuePair
         }
         transmit(pos);
         return OK;
+    }
+
+    /**
+     * For the provider's constructor: lets the posting thread carry requests out at once through {@code executor}
+     * while the send queue is idle (see {@link DirectSend}); everything the executor refuses takes the ordinary path
+     * ({@link #transmit}).
+     *
+     * @param executor the provider's executor.
+     * @throws IllegalStateException if one is installed already.
+     */
+    protected final void installDirectExecutor(final DirectExecutor executor)
+    {
+        Objects.requireNonNull(executor, "executor");
+        if (null != directSend)
+        {
+            throw new IllegalStateException("queue pair " + qpNumber + " already has a direct executor");
+        }
+        directSend = new DirectSend(sendQueue, sendCq, qpNumber, executor);
     }
 
     /** {@inheritDoc} */

@@ -22,6 +22,10 @@ import org.agrona.concurrent.IdleStrategy;
  * arrays. Producers (work queues draining, from any thread) claim a position with one atomic add and publish the
  * entry with a release store of its sequence; the consumer reads entries in order.
  * <p>
+ * Polling drives the provider's progress: every poll that finds nothing runs it, and so does at least every
+ * {@value #MAX_POLLS_WITHOUT_PROGRESS}+1st poll that finds fewer entries than its limit (a poll that already has
+ * entries to hand out returns them without the progress round, up to that bound).
+ * <p>
  * No overrun check is needed on the hot path: queue pairs are admitted only while the slots of all attached work
  * queues fit in the capacity ({@link #attach(int)}), and a work-queue slot is released only after its entry is
  * polled, so there are never more unpolled entries than capacity.
@@ -30,6 +34,12 @@ public class BaseCompletionQueue implements CompletionQueue
 {
     private static final VarHandle SEQUENCES = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle TAIL;
+    /**
+     * Polls that found entries (fewer than their limit) and skipped the provider's progress, at most, before one
+     * runs it all the same: completions the posting thread produced at once ({@link DirectSend}) are handed out
+     * without a progress round each time, and progress is still driven by every few polls however busy the queue.
+     */
+    static final int MAX_POLLS_WITHOUT_PROGRESS = 3;
 
     static
     {
@@ -66,6 +76,7 @@ public class BaseCompletionQueue implements CompletionQueue
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17;
     private long head;
+    private int pollsWithoutProgress;
     private int attachedSlots;
     private volatile boolean closed;
 
@@ -218,8 +229,9 @@ public class BaseCompletionQueue implements CompletionQueue
             throw closedException();
         }
         int count = drainEntries(handler, limit);
-        if (count < limit)
+        if (count < limit && (0 == count || ++pollsWithoutProgress > MAX_POLLS_WITHOUT_PROGRESS))
         {
+            pollsWithoutProgress = 0;
             progress.progress();
             count += drainEntries(handler, limit - count);
         }

@@ -24,6 +24,10 @@ import org.agrona.UnsafeApi;
  * to the CQ in position order; the CQ's consumer {@link #release(long) releases} the slot when it polls the entry.
  * The state word of a slot is {@code pos << 2 | phase}, so a stale completion for a reused slot cannot match.
  * <p>
+ * A request the posting thread carries out at once ({@link DirectSend}) takes the next position straight to DONE and
+ * handed over, under the drain and only while the queue is idle, so in-order delivery holds without the states in
+ * between; an unsignaled one gets no CQ entry and its slot is freed with the next polled completion, as on an HCA.
+ * <p>
  * Threading: one posting thread; completions from any thread; {@link #drain} is serialized by a try-lock and
  * re-checked after unlocking, so it never blocks; one CQ consumer releases.
  */
@@ -204,7 +208,7 @@ public final class WorkQueue
         totalLengths[idx] = total;
         if (0 != (request.flags() & SendRequest.INLINE))
         {
-            gatherToAddress(pos, inlineBase + (long)idx * maxInline, false);
+            walk(pos, 0, total, null, inlineBase + (long)idx * maxInline, false);
         }
     }
 
@@ -413,6 +417,74 @@ public final class WorkQueue
     }
 
     /**
+     * Opens the queue for a {@link DirectSend direct post}: takes the drain and checks that the queue is idle (every
+     * published slot handed to the CQ, no error drained) with a slot free. Posting thread only; never blocks.
+     *
+     * @return true if the caller now holds the drain and must call {@link #exitDirect}; false (nothing held) if
+     *         another thread is draining or work is outstanding.
+     */
+    boolean tryEnterDirect()
+    {
+        if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        {
+            return false;
+        }
+        final long pos = posted;
+        if (errorDrained || cursor != pos || pos - (long)RELEASED.getAcquire(this) >= depth)
+        {
+            DRAIN_LOCK.setRelease(this, 0);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Retires the next position as a request carried out by the posting thread, with the drain held
+     * ({@link #tryEnterDirect()}): it takes a slot (freed, as every slot, when a later completion is polled), gets a
+     * CQ entry only if signaled, and never passes through the pending or completing states.
+     *
+     * @param cq         the queue's completion queue.
+     * @param qpNumber   the queue pair's number.
+     * @param wrId       correlation id.
+     * @param opcode     the posted opcode (also the completion opcode).
+     * @param flags      the posted flags.
+     * @param byteLength bytes transferred.
+     */
+    void retireDirect(
+        final BaseCompletionQueue cq,
+        final int qpNumber,
+        final long wrId,
+        final int opcode,
+        final int flags,
+        final int byteLength)
+    {
+        // Only the state word: nothing reads a slot's request or completion arrays once the cursor is past it.
+        final long pos = posted;
+        STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_DONE);
+        POSTED.setRelease(this, pos + 1);
+        if (0 != (flags & SendRequest.SIGNALED))
+        {
+            cq.produce(this, pos, wrId, WcStatus.SUCCESS, opcode, byteLength, 0, 0, qpNumber);
+        }
+        CURSOR.setRelease(this, pos + 1);
+    }
+
+    /**
+     * Releases the drain taken by {@link #tryEnterDirect()}, draining whatever another thread left to it meanwhile.
+     *
+     * @param cq       the queue's completion queue.
+     * @param qpNumber the queue pair's number.
+     */
+    void exitDirect(final BaseCompletionQueue cq, final int qpNumber)
+    {
+        DRAIN_LOCK.setRelease(this, 0);
+        if (readyToDrain())
+        {
+            drain(cq, qpNumber);
+        }
+    }
+
+    /**
      * Forgets that an error was drained, so that completions after a reset (ERROR to RESET, then connected again)
      * are reported as they are. Call only once the queue is drained.
      */
@@ -589,23 +661,25 @@ public final class WorkQueue
      */
     public void gatherToAddress(final long pos, final long dstAddress)
     {
-        gatherToAddress(pos, dstAddress, true);
+        gatherRange(pos, 0, totalLength(pos), dstAddress);
     }
 
-    private void gatherToAddress(final long pos, final long dstAddress, final boolean useInline)
+    /**
+     * Copies part of the payload of a send slot (inline copy or SGEs) to contiguous native memory.
+     *
+     * @param pos        position.
+     * @param from       bytes into the payload to start at.
+     * @param length     bytes.
+     * @param dstAddress destination.
+     */
+    public void gatherRange(final long pos, final long from, final long length, final long dstAddress)
     {
-        if (useInline && isInline(pos))
+        if (isInline(pos))
         {
-            UnsafeApi.copyMemory(inlineAddress(pos), dstAddress, totalLength(pos));
+            UnsafeApi.copyMemory(inlineAddress(pos) + from, dstAddress, length);
             return;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
-        {
-            sgeRegions[base + i].memory().copyTo(sgeOffsets[base + i], dstAddress + done, sgeLengths[base + i]);
-            done += sgeLengths[base + i];
-        }
+        walk(pos, from, length, null, dstAddress, false);
     }
 
     /**
@@ -622,14 +696,7 @@ public final class WorkQueue
             dst.copyFrom(inlineAddress(pos), dstOffset, totalLength(pos));
             return;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n; i++)
-        {
-            RegionMemory.copy(sgeRegions[base + i].memory(), sgeOffsets[base + i], dst, dstOffset + done,
-                sgeLengths[base + i]);
-            done += sgeLengths[base + i];
-        }
+        walk(pos, 0, totalLength(pos), dst, dstOffset, false);
     }
 
     /**
@@ -647,14 +714,7 @@ public final class WorkQueue
         {
             return WcStatus.LOC_LEN_ERR;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
-        {
-            final long chunk = Math.min(sgeLengths[base + i], length - done);
-            RegionMemory.copy(src, srcOffset + done, sgeRegions[base + i].memory(), sgeOffsets[base + i], chunk);
-            done += chunk;
-        }
+        walk(pos, 0, length, src, srcOffset, true);
         return WcStatus.SUCCESS;
     }
 
@@ -672,14 +732,89 @@ public final class WorkQueue
         {
             return WcStatus.LOC_LEN_ERR;
         }
-        final int base = ((int)pos & mask) * maxSge;
-        long done = 0;
-        for (int i = 0, n = sgeCounts[(int)pos & mask]; i < n && done < length; i++)
-        {
-            final long chunk = Math.min(sgeLengths[base + i], length - done);
-            sgeRegions[base + i].memory().copyFrom(srcAddress + done, sgeOffsets[base + i], chunk);
-            done += chunk;
-        }
+        walk(pos, 0, length, null, srcAddress, true);
         return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Scatters bytes from contiguous native memory into the SGEs of a slot, starting {@code dstStart} bytes in
+     * (the next fragment or chunk of a message). The caller checked that they fit.
+     *
+     * @param pos        position.
+     * @param dstStart   bytes into the SGEs to start at.
+     * @param srcAddress source.
+     * @param length     bytes.
+     */
+    public void scatterRange(final long pos, final long dstStart, final long srcAddress, final long length)
+    {
+        walk(pos, dstStart, length, null, srcAddress, true);
+    }
+
+    /**
+     * Scatters bytes from memory into the SGEs of a slot, starting {@code dstStart} bytes in. The caller checked
+     * that they fit.
+     *
+     * @param pos       position.
+     * @param dstStart  bytes into the SGEs to start at.
+     * @param src       source memory.
+     * @param srcOffset offset in it.
+     * @param length    bytes.
+     */
+    public void scatterRange(
+        final long pos, final long dstStart, final RegionMemory src, final long srcOffset, final long length)
+    {
+        walk(pos, dstStart, length, src, srcOffset, true);
+    }
+
+    /**
+     * The SGE walk, the one every copy to or from a slot goes through: {@code length} bytes between the slot's
+     * SGEs, from {@code start} bytes into them, and the other side: {@code other} from offset {@code otherAt}, or,
+     * when {@code other} is null, native memory at address {@code otherAt}.
+     */
+    private void walk(
+        final long pos,
+        final long start,
+        final long length,
+        final RegionMemory other,
+        final long otherAt,
+        final boolean intoSges)
+    {
+        final int idx = (int)pos & mask;
+        final int base = idx * maxSge;
+        long skip = start;
+        long done = 0;
+        for (int i = 0, n = sgeCounts[idx]; i < n && done < length; i++)
+        {
+            final long sgeLength = sgeLengths[base + i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - done);
+            final RegionMemory sge = sgeRegions[base + i].memory();
+            final long sgeAt = sgeOffsets[base + i] + skip;
+            if (null == other)
+            {
+                if (intoSges)
+                {
+                    sge.copyFrom(otherAt + done, sgeAt, chunk);
+                }
+                else
+                {
+                    sge.copyTo(sgeAt, otherAt + done, chunk);
+                }
+            }
+            else if (intoSges)
+            {
+                RegionMemory.copy(other, otherAt + done, sge, sgeAt, chunk);
+            }
+            else
+            {
+                RegionMemory.copy(sge, sgeAt, other, otherAt + done, chunk);
+            }
+            done += chunk;
+            skip = 0;
+        }
     }
 }

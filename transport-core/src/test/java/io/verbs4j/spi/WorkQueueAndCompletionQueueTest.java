@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
+import io.verbs4j.CompletionHandler;
 import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
@@ -150,5 +151,29 @@ class WorkQueueAndCompletionQueueTest
         {
             assertEquals(i, ids.get(i));
         }
+    }
+
+    @Test
+    void shouldDriveProgressOnEveryEmptyPollAndAtLeastEveryFewPollsThatFindEntries()
+    {
+        final int[] rounds = new int[1];
+        final BaseCompletionQueue counted = new BaseCompletionQueue(this, 64, () -> rounds[0]++,
+            new BackoffIdleStrategy());
+        final WorkQueue wq = new WorkQueue(true, 64, 1, 0);
+        final CompletionHandler ignore = (wrId, status, opcode, len, imm, flags, qp) -> { };
+        assertEquals(0, counted.poll(ignore, 8));
+        assertEquals(1, rounds[0], "a poll that finds nothing drives progress");
+        final int polls = 4 * (BaseCompletionQueue.MAX_POLLS_WITHOUT_PROGRESS + 1);
+        for (int i = 0; i < polls; i++)
+        {
+            final long pos = post(wq, i, SendRequest.SIGNALED);
+            assertTrue(wq.complete(pos, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+            wq.drain(counted, 1);
+            assertEquals(1, counted.poll(ignore, 8));
+        }
+        assertEquals(1 + 4, rounds[0], "polls that find entries drive progress every " +
+            (BaseCompletionQueue.MAX_POLLS_WITHOUT_PROGRESS + 1) + "th time");
+        assertEquals(0, counted.poll(ignore, 0));
+        assertEquals(5, rounds[0], "a poll for no entries drives nothing");
     }
 }

@@ -38,6 +38,10 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * they complete when the peer acknowledges the MSN through its control block. A full ring stops the pump; progress
  * resumes it (back-pressure never surfaces as an exception).
  * <p>
+ * <b>Direct RMA</b> ({@link ShmDirectRma}): while the send queue is idle, WRITE, READ and atomics on a mapped
+ * peer region are carried out by the posting thread inside {@code postSend}, under the same send-side try-lock and
+ * with the same checks, and never become work-queue records; whatever it refuses goes through the pump.
+ * <p>
  * <b>Receive side</b> ({@link #doWork()}, progress only, so a single receiving thread): records are read in order;
  * a record that finds no posted receive is refused with an RNR NAK, and every later record is dropped until the
  * sender, after {@code rnrTimerNs}, retransmits from the refused MSN (go-back-N, as RC does).
@@ -56,6 +60,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private static final VarHandle REWIND_MSN;
     private static final VarHandle ACKED_SEEN;
     private static final VarHandle SERVED_WAIT_MSN;
+    private static final VarHandle TRACKED_MSN_LIMIT;
     /** Most records of fragmented or served operations not yet seen acknowledged (bounds the MSN window). */
     private static final int FRAGMENT_WINDOW = 32;
     private static final byte KIND_COMPLETE = 0;
@@ -82,6 +87,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             REWIND_MSN = lookup.findVarHandle(ShmQueuePair.class, "rewindMsn", long.class);
             ACKED_SEEN = lookup.findVarHandle(ShmQueuePair.class, "ackedSeen", long.class);
             SERVED_WAIT_MSN = lookup.findVarHandle(ShmQueuePair.class, "servedWaitMsn", long.class);
+            TRACKED_MSN_LIMIT = lookup.findVarHandle(ShmQueuePair.class, "trackedMsnLimit", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -154,6 +160,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         this.inflightMask = capacity - 1;
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
+        installDirectExecutor(new ShmDirectRma(this));
     }
 
     /** @return the protection-domain id published with this QP's regions. */
@@ -330,6 +337,49 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
     }
 
+    // ---------------------------------------------------------------- direct path (ShmDirectRma)
+
+    /**
+     * For {@link ShmDirectRma}: takes the send side (try-lock, the same one the pump and region close use) if it is
+     * idle at {@code pos}: connected, in RTS, nothing left to transmit, no replay, fragment or served request under
+     * way. On success the caller must call {@link #unlockSendSide}.
+     *
+     * @param pos the send-queue position the direct request takes.
+     * @return the connection, or null (nothing held).
+     */
+    ShmConnection tryLockIdleSendSide(final long pos)
+    {
+        if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
+        {
+            return null;
+        }
+        final ShmConnection c = connection;
+        if (null == c || QpState.RTS != state() || nextToTransmit != pos || stalled || fragPos >= 0 ||
+            servedPos >= 0 || NO_REWIND != (long)REWIND_MSN.getVolatile(this) ||
+            NO_WAIT != (long)SERVED_WAIT_MSN.getVolatile(this))
+        {
+            SEND_LOCK.setRelease(this, UNLOCKED);
+            return null;
+        }
+        return c;
+    }
+
+    /**
+     * Releases the send side taken by {@link #tryLockIdleSendSide}.
+     *
+     * @param pos        the position given to it.
+     * @param carriedOut true if the request at {@code pos} was carried out (the pump steps past it).
+     */
+    void unlockSendSide(final long pos, final boolean carriedOut)
+    {
+        if (carriedOut)
+        {
+            nextToTransmit = pos + 1;
+            highWater = pos + 1;
+        }
+        SEND_LOCK.setRelease(this, UNLOCKED);
+    }
+
     // ---------------------------------------------------------------- send side
 
     private void pump()
@@ -501,7 +551,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         return true;
     }
 
-    private ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
+    ShmPeer.Region peerRegion(final ShmConnection c, final int rkey)
     {
         final ShmPeer.Region cached = cachedRegion;
         if (null != cached && cachedRkey == rkey && cached.isValid())
@@ -650,7 +700,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 final int flags = (0 == servedDone ? FrameDescriptor.FLAG_FIRST : 0) |
                     (last ? FrameDescriptor.FLAG_LAST : 0);
                 final long msn = putRequest(buffer, index, pos, flags, (int)length, remote + servedDone, 0, remote, 0);
-                gatherRange(sq, pos, servedDone, fragment,
+                sq.gatherRange(pos, servedDone, fragment,
                     buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
                 track(msn, pos, last ? KIND_SERVED_WRITE : KIND_NONE, 0);
                 servedDone += fragment;
@@ -698,10 +748,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         inflightKind[i] = kind;
         inflightArg[i] = arg;
         nextMsn = msn + 1;
-        if (msn + 1 > trackedMsnLimit)
+        if (msn + 1 > (long)TRACKED_MSN_LIMIT.getOpaque(this))
         {
-            // Published before the record is committed to the ring, so before the peer can acknowledge it.
-            trackedMsnLimit = msn + 1;
+            // Published (release) before the record is committed to the ring (a later release store), so before
+            // the peer can see the record, let alone acknowledge it; no full fence needed.
+            TRACKED_MSN_LIMIT.setRelease(this, msn + 1);
         }
     }
 
@@ -709,53 +760,6 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private boolean windowOpen()
     {
         return nextMsn - (long)ACKED_SEEN.getAcquire(this) < FRAGMENT_WINDOW;
-    }
-
-    /** Copies {@code length} payload bytes of a send slot, starting {@code from} bytes in, to native memory. */
-    private static void gatherRange(
-        final WorkQueue sq, final long pos, final long from, final long length, final long dstAddress)
-    {
-        if (sq.isInline(pos))
-        {
-            UnsafeApi.copyMemory(sq.inlineAddress(pos) + from, dstAddress, length);
-            return;
-        }
-        long skip = from;
-        long done = 0;
-        for (int i = 0, n = sq.sgeCount(pos); i < n && done < length; i++)
-        {
-            final long sgeLength = sq.sgeLength(pos, i);
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long chunk = Math.min(sgeLength - skip, length - done);
-            sq.sgeRegion(pos, i).memory().copyTo(sq.sgeOffset(pos, i) + skip, dstAddress + done, chunk);
-            done += chunk;
-            skip = 0;
-        }
-    }
-
-    /** Copies {@code length} bytes from native memory into the SGEs of a slot, starting {@code dstStart} bytes in. */
-    private static void scatterFromAddressAt(
-        final WorkQueue queue, final long pos, final long dstStart, final long srcAddress, final long length)
-    {
-        long skip = dstStart;
-        long done = 0;
-        for (int i = 0, n = queue.sgeCount(pos); i < n && done < length; i++)
-        {
-            final long sgeLength = queue.sgeLength(pos, i);
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long chunk = Math.min(sgeLength - skip, length - done);
-            queue.sgeRegion(pos, i).memory().copyFrom(srcAddress + done, queue.sgeOffset(pos, i) + skip, chunk);
-            done += chunk;
-            skip = 0;
-        }
     }
 
     private static void putAtomicResult(final WorkQueue sq, final long pos, final long old)
@@ -877,7 +881,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 (last ? FrameDescriptor.FLAG_LAST : 0);
             final long msn = putRequest(buffer, index, pos, flags, (int)total, fragDone, 0, 0, 0);
             buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, sq.immediateData(pos));
-            gatherRange(sq, pos, fragDone, fragment,
+            sq.gatherRange(pos, fragDone, fragment,
                 buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
             track(msn, pos, last ? KIND_COMPLETE : KIND_NONE, 0);
             fragDone += fragment;
@@ -910,6 +914,11 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
      */
     int doWork()
     {
+        final ShmConnection seen = connection;
+        if (null == seen || !mayHaveWork(seen))
+        {
+            return 0;
+        }
         if (!RECV_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
         {
             return 0;
@@ -970,6 +979,20 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             RECV_LOCK.compareAndSet(this, LOCKED, UNLOCKED);
         }
+    }
+
+    /**
+     * A look, without the receive lock, at whether {@link #doWork()} could have anything to do: a record waiting,
+     * an acknowledgement to publish, anything new from the peer's control block (acknowledgement, NAK, error,
+     * close), or sends for the pump. Plain loads and volatile reads only, so an idle poll costs no atomic
+     * instruction; a stale read of this side's own counters can only say yes when the answer is no, never the
+     * reverse (they only move towards the peer's values).
+     */
+    private boolean mayHaveWork(final ShmConnection c)
+    {
+        return c.in.size() > 0 || expectedMsn != publishedAck || broken ||
+            c.peerAckedMsn() != (long)ACKED_SEEN.getAcquire(this) || c.peerRnrCount() != rnrCountSeen ||
+            (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
     }
 
     private int processAcks(final ShmConnection c)
@@ -1067,7 +1090,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
         final long total = sq.totalLength(pos);
         final long chunk = Math.min(c.stagingLength, total - offset);
-        scatterFromAddressAt(sq, pos, offset, c.localStagingAddress, chunk);
+        sq.scatterRange(pos, offset, c.localStagingAddress, chunk);
         if (offset + chunk == total)
         {
             completeSend(pos, WcStatus.SUCCESS, (int)total);
@@ -1216,7 +1239,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             return recvFailed(c, pos, msn, WcStatus.LOC_PROT_ERR, Opcode.RECV);
         }
-        scatterFromAddressAt(rq, pos, offset, buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET,
+        rq.scatterRange(pos, offset, buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET,
             fragment);
         fragRecvDone = offset + fragment;
         expectedMsn = msn + 1;
@@ -1350,31 +1373,10 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             {
                 return WcStatus.LOC_ACCESS_ERR;
             }
-            scatterAt(rq, pos, done, region.memory, offset, length);
+            rq.scatterRange(pos, done, region.memory, offset, length);
             done += length;
         }
         return WcStatus.SUCCESS;
-    }
-
-    private static void scatterAt(
-        final WorkQueue rq, final long pos, final long dstStart, final RegionMemory src, final long srcOffset,
-        final long length)
-    {
-        long skip = dstStart;
-        long done = 0;
-        for (int i = 0, n = rq.sgeCount(pos); i < n && done < length; i++)
-        {
-            final long sgeLength = rq.sgeLength(pos, i);
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long chunk = Math.min(sgeLength - skip, length - done);
-            RegionMemory.copy(src, srcOffset + done, rq.sgeRegion(pos, i).memory(), rq.sgeOffset(pos, i) + skip, chunk);
-            done += chunk;
-            skip = 0;
-        }
     }
 
     private Action protocolError(final ShmConnection c, final int type, final int length, final String what)
