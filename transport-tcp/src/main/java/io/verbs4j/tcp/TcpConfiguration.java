@@ -91,11 +91,12 @@ public final class TcpConfiguration
      */
     public static final String DIRECT_WRITE_PROP_NAME = "verbs4j.tcp.direct.write";
     /**
-     * Default: off. With direct writes on, a frame a poster leaves half-written can be interleaved with another
-     * writer's frame on large messages (a 4 MiB WRITE ping-pong between two processes breaks the stream; reproducer
-     * in {@code TcpLargeMessageTest}'s comment); until that hand-over is fixed the I/O thread writes every frame.
+     * Default: on. A frame that the socket takes only in part is finished before any other writer's frame starts
+     * ({@link TcpOutbound}'s invariant; the cross-process 4 MiB multi-poster reproducer in {@code TcpLargeMessageTest}
+     * broke the stream before that). Under TLS there are no direct writes whatever this says: the socket carries
+     * ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on the NIO transport.
      */
-    public static final String DIRECT_WRITE_DEFAULT = "false";
+    public static final String DIRECT_WRITE_DEFAULT = "true";
 
     /**
      * Payload bytes still to come above which the receiver reads them from the socket straight into the destination

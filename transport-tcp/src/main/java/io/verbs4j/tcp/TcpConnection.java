@@ -355,10 +355,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      * @return true if no frame waits in the connection's ordered queue ({@link TcpOutbound}) nor in Netty's outbound
      * buffer (written or not yet flushed): a direct write may go now. Driver lock held.
      */
-    boolean outboundEmpty()
+    boolean mayWriteDirect()
     {
-        final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
-        return outbound.isEmpty() && null != buffer && 0 == buffer.totalPendingWriteBytes();
+        return outbound.mayWriteDirect();
+    }
+
+    /** @return the connection's ordered way out (frame atomicity of direct writes). Driver lock held. */
+    TcpOutbound outbound()
+    {
+        return outbound;
     }
 
     private void enableDirectWrites()
@@ -542,6 +547,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         public void flush()
         {
             ctx.flush();
+        }
+
+        /** {@inheritDoc} */
+        public boolean nettyIdle()
+        {
+            final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
+            return null != buffer && 0 == buffer.totalPendingWriteBytes();
         }
 
         /** {@inheritDoc} */

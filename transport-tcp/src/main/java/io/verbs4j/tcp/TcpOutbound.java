@@ -17,9 +17,13 @@ import io.netty.buffer.ByteBuf;
  * socket after a cumulative ACK the event loop produced later, which covers the READ, and the peer rightly calls
  * that a protocol error. Here a frame produced off the event loop waits in this queue, in order, and the event loop
  * moves the queue into Netty before it writes anything of its own ({@link #write}, {@link #flush}) or when asked
- * ({@link Wire#requestDrain()}). Direct writes (a poster's {@code writev}, {@link TcpDirectWriter}) go only when
- * {@link #isEmpty()} and Netty's buffer are both empty, and a frame the socket took only in part is finished through
- * this queue at once, so nothing can come between its two halves.
+ * ({@link Wire#requestDrain()}).
+ * <p>
+ * Frame atomicity is this class's invariant: a direct write (a poster's {@code writev}, {@link TcpDirectWriter}) may
+ * go only when {@link #mayWriteDirect()} says so (nothing waits here, nothing in Netty's buffer, no half-written
+ * frame); a direct write the socket took only in part is reported ({@link #directWriteTookPart()}) and the rest of
+ * that frame is queued here before the driver lock is released ({@link #remainderQueued()}); until then no direct
+ * write may go and the event loop may not drain (it would put another frame between the two halves).
  * <p>
  * Threading: every method runs under the connection's driver lock (no lock of its own). The queue grows when full
  * (a burst of responses while the event loop is busy); in steady state nothing is allocated.
@@ -46,6 +50,14 @@ final class TcpOutbound
         void flush();
 
         /**
+         * Driver lock held, any thread.
+         *
+         * @return true if Netty's outbound buffer holds no bytes, written or not yet flushed (false once the channel
+         * has no buffer any more).
+         */
+        boolean nettyIdle();
+
+        /**
          * Any thread, driver lock held: makes the event loop soon take the driver lock, call {@link #drain()} and
          * flush (at most one such task in flight).
          */
@@ -57,6 +69,7 @@ final class TcpOutbound
     private long head;
     private long tail;
     private boolean closed;
+    private boolean remainderDue;
 
     /**
      * @param wire the connection's side of the queue.
@@ -81,7 +94,7 @@ final class TcpOutbound
         }
         if (wire.inEventLoop())
         {
-            drain();
+            moveToNetty();
             wire.write(frame);
         }
         else
@@ -114,6 +127,15 @@ final class TcpOutbound
      */
     int drain()
     {
+        if (remainderDue)
+        {
+            throw new IllegalStateException("a direct write left a frame half-written and its remainder is not queued");
+        }
+        return moveToNetty();
+    }
+
+    private int moveToNetty()
+    {
         int count = 0;
         while (head != tail)
         {
@@ -127,7 +149,33 @@ final class TcpOutbound
         return count;
     }
 
-    /** @return true if no frame waits here (a direct write may go if Netty's buffer is empty too). */
+    /**
+     * Driver lock held: may a direct write go now?
+     *
+     * @return true if the connection is open, no frame waits here, Netty's buffer is empty and no direct write left
+     * a frame half-written: the next bytes on the socket start a frame.
+     */
+    boolean mayWriteDirect()
+    {
+        return !closed && !remainderDue && head == tail && wire.nettyIdle();
+    }
+
+    /**
+     * Driver lock held: a direct write left its last frame half-written. The caller queues the rest of that frame
+     * ({@link #write}) and then calls {@link #remainderQueued()} before it releases the lock.
+     */
+    void directWriteTookPart()
+    {
+        remainderDue = true;
+    }
+
+    /** Driver lock held: the rest of the half-written frame waits here now, first in line (or the link closed). */
+    void remainderQueued()
+    {
+        remainderDue = false;
+    }
+
+    /** @return true if no frame waits here. */
     boolean isEmpty()
     {
         return head == tail;
@@ -143,6 +191,7 @@ final class TcpOutbound
     void close()
     {
         closed = true;
+        remainderDue = false;
         while (head != tail)
         {
             final int index = (int)head & (frames.length - 1);

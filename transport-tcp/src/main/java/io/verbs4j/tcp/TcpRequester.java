@@ -205,7 +205,7 @@ final class TcpRequester implements Runnable
         final TcpDirectWriter writer = connection.directWriter();
         while (true)
         {
-            if (hasPartial() || !connection.outboundEmpty())
+            if (hasPartial() || !connection.mayWriteDirect())
             {
                 return nextTransmit >= sendQueue.posted();
             }
@@ -290,6 +290,7 @@ final class TcpRequester implements Runnable
                 {
                     if (written > frameStart)
                     {
+                        connection.outbound().directWriteTookPart();
                         partialSkip = written - frameStart;
                         if (isAck)
                         {
@@ -416,6 +417,7 @@ final class TcpRequester implements Runnable
             partialAck = -1;
             partialSkip = 0;
             connection.writeFrame(buffer);
+            connection.outbound().remainderQueued();
             connection.flush();
             responder.ackSent(ack);
             return;
@@ -428,7 +430,9 @@ final class TcpRequester implements Runnable
         partialPosition = -1;
         final int skip = (int)partialSkip;
         partialSkip = 0;
-        if (!writeRequest(pos, skip))
+        final boolean resumed = writeRequest(pos, skip);
+        connection.outbound().remainderQueued();
+        if (!resumed)
         {
             // A region was closed under a half-sent frame: the stream cannot be resumed.
             connection.protocolError("registered memory of request " + pos + " was closed while it was sent");
@@ -488,7 +492,7 @@ final class TcpRequester implements Runnable
             return true;
         }
         final FileDescriptor fd = connection.directFd();
-        if (null == fd || hasPartial() || !connection.outboundEmpty())
+        if (null == fd || hasPartial() || !connection.mayWriteDirect())
         {
             return false;
         }
@@ -506,6 +510,7 @@ final class TcpRequester implements Runnable
         connection.wroteDirect();
         if (written < FrameFlyweight.HEADER_LENGTH)
         {
+            connection.outbound().directWriteTookPart();
             partialAck = ack;
             partialSkip = written;
             finishPartialFrame();

@@ -3,34 +3,160 @@
 
 package io.verbs4j.tcp;
 
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
 import io.verbs4j.Access;
 import io.verbs4j.CompletionBatch;
+import io.verbs4j.CompletionQueue;
+import io.verbs4j.Device;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.ProtectionDomain;
+import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
+import io.verbs4j.QueuePairConfig;
 import io.verbs4j.SendRequest;
+import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
+import io.verbs4j.config.CoreConfiguration;
 import io.verbs4j.config.DeviceContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * 4 MiB WRITEs in both directions at once (a ping-pong of large messages): every frame is larger than the socket
- * buffers, so writes are partial and the receiving side sends ACKs and responses while the sending side is half-way
- * through a frame. With {@code verbs4j.tcp.direct.write=true} the same traffic between two processes breaks the
- * stream (reproducer: {@code JAVA_TOOL_OPTIONS=-Dverbs4j.tcp.direct.write=true ./verbs4j perftest -T tcp-write
- * -s 4194304 --test lat -n 50}); in one JVM it does not show, so this test covers the default path only.
+ * 4 MiB messages in both directions at once: every frame is larger than the socket buffers, so writes are partial
+ * and the receiving side sends ACKs and responses while the sending side is half-way through a frame.
+ * <p>
+ * Between two processes, with direct writes on, several posting threads (one queue pair each) stream 4 MiB WRITEs
+ * and SENDs both ways and every byte is checked: a frame a poster's {@code writev} left half-written must be finished
+ * before any other writer's frame (the I/O thread's ACKs, the peer's responses) starts. Before {@link TcpOutbound}
+ * this broke the stream (the peer saw a corrupt header or payload and closed the connection).
  */
+@Timeout(180)
 class TcpLargeMessageTest
 {
     private static final int SIZE = 4 << 20;
     private static final int ROUNDS = 20;
+    private static final int CROSS_PROCESS_QUEUE_PAIRS = 3;
+    private static final int CROSS_PROCESS_ROUNDS = 12;
+    private static final long PEER_TIMEOUT_MS = 10_000;
 
     @Test
     void shouldCarryFourMebibyteWritesBothWaysWithTheDefaultWritePath()
     {
         pingPong(new DeviceContext(), new DeviceContext());
+    }
+
+    @Test
+    void shouldKeepFourMebibyteFramesWholeBetweenProcessesWithSeveralPosters() throws Exception
+    {
+        crossProcess("true");
+    }
+
+    @Test
+    void shouldKeepFourMebibyteFramesWholeBetweenProcessesWithTheIoThreadWritingEverything() throws Exception
+    {
+        crossProcess("false");
+    }
+
+    private static void crossProcess(final String directWrite) throws Exception
+    {
+        final Process child = startChild(directWrite);
+        // A generous peer timeout: on a loaded machine a silent half second is not what this test looks for (a
+        // corrupt stream closes the connection at once, as a protocol error).
+        final DeviceContext context = new DeviceContext().property(TcpConfiguration.DIRECT_WRITE_PROP_NAME,
+            directWrite).peerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(PEER_TIMEOUT_MS));
+        try (Device device = Verbs.open("tcp", context))
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+            final String endpoint = awaitLine(out, "ENDPOINT ").substring("ENDPOINT ".length());
+            final ProtectionDomain pd = device.allocateProtectionDomain();
+            final LargeMessageStream[] streams = new LargeMessageStream[CROSS_PROCESS_QUEUE_PAIRS];
+            for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
+            {
+                final CompletionQueue cq = device.createCompletionQueue(256);
+                final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq));
+                final MemoryRegion region = pd.allocate((long)LargeMessageStream.REGION_SLOTS * SIZE, Access.ALL);
+                qp.modify(QpState.INIT);
+                final byte[] mine = ByteBuffer.allocate(16).putInt(q).putLong(region.address()).putInt(region.rkey())
+                    .array();
+                LargeMessageStream.postInitialReceives(qp, region, SIZE);
+                final ByteBuffer peer = ByteBuffer.wrap(device.connectionManager().connect(qp, endpoint, mine,
+                    Duration.ofSeconds(20)));
+                streams[q] = new LargeMessageStream(qp, cq, region, SIZE, peer.getLong(), peer.getInt(),
+                    TcpLargeMessagePeer.parentSeed(q), TcpLargeMessagePeer.childSeed(q));
+            }
+            final String[] errors = new String[CROSS_PROCESS_QUEUE_PAIRS];
+            final Thread[] threads = new Thread[CROSS_PROCESS_QUEUE_PAIRS];
+            for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
+            {
+                final int index = q;
+                threads[q] = new Thread(() -> errors[index] = streams[index].run(CROSS_PROCESS_ROUNDS),
+                    "poster-" + q);
+                threads[q].start();
+            }
+            for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
+            {
+                threads[q].join();
+            }
+            final String childResult = awaitLine(out, "RESULT ");
+            for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
+            {
+                assertEquals(null, errors[q], "parent queue pair " + q + " (child: " + childResult + ")");
+            }
+            assertEquals("RESULT OK", childResult);
+        }
+        finally
+        {
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Process startChild(final String directWrite) throws Exception
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
+        if (!flags.isBlank())
+        {
+            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        }
+        command.add("-Xmx256m");
+        command.add("-D" + TcpConfiguration.DIRECT_WRITE_PROP_NAME + "=" + directWrite);
+        command.add("-D" + CoreConfiguration.PEER_TIMEOUT_PROP_NAME + "=" + PEER_TIMEOUT_MS);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(TcpLargeMessagePeer.class.getName());
+        command.add(String.valueOf(CROSS_PROCESS_QUEUE_PAIRS));
+        command.add(String.valueOf(SIZE));
+        command.add(String.valueOf(CROSS_PROCESS_ROUNDS));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    private static String awaitLine(final BufferedReader out, final String prefix) throws Exception
+    {
+        String line;
+        while (null != (line = out.readLine()))
+        {
+            if (line.startsWith(prefix))
+            {
+                return line;
+            }
+        }
+        throw new IllegalStateException("child exited before printing " + prefix);
     }
 
     private static void pingPong(final DeviceContext clientContext, final DeviceContext serverContext)

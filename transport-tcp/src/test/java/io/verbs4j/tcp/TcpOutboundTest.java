@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TcpOutboundTest
@@ -111,6 +112,60 @@ class TcpOutboundTest
         assertEquals(List.of(), wire.written);
     }
 
+    @Test
+    void shouldLetADirectWriteGoOnlyWhenTheNextBytesOnTheSocketStartAFrame()
+    {
+        assertTrue(outbound.mayWriteDirect());
+        wire.nettyIdle = false;
+        assertFalse(outbound.mayWriteDirect(), "Netty still holds bytes: they would be overtaken");
+        wire.nettyIdle = true;
+        outbound.write(frame(1));
+        assertFalse(outbound.mayWriteDirect(), "a queued frame would be overtaken");
+        wire.eventLoop = true;
+        outbound.flush();
+        wire.eventLoop = false;
+        assertTrue(outbound.mayWriteDirect());
+        outbound.close();
+        assertFalse(outbound.mayWriteDirect());
+    }
+
+    @Test
+    void shouldPutTheRestOfAHalfWrittenFrameBeforeEveryLaterFrame()
+    {
+        // A poster's writev took the first half of frame 7; until the rest is queued, no direct write may go and the
+        // event loop may not drain; then the rest goes before frames of every other writer.
+        outbound.directWriteTookPart();
+        assertFalse(outbound.mayWriteDirect(), "another writer's frame would land inside frame 7");
+        outbound.write(frame(7));
+        outbound.remainderQueued();
+        assertFalse(outbound.mayWriteDirect(), "the rest of frame 7 waits");
+        wire.eventLoop = true;
+        outbound.write(frame(8));
+        outbound.flush();
+        assertEquals(List.of(7, 8), wire.written);
+        wire.eventLoop = false;
+        assertTrue(outbound.mayWriteDirect());
+    }
+
+    @Test
+    void shouldRefuseToDrainWhileTheRestOfAHalfWrittenFrameIsMissing()
+    {
+        outbound.write(frame(1));
+        outbound.directWriteTookPart();
+        wire.eventLoop = true;
+        assertThrows(IllegalStateException.class, outbound::drain);
+        assertEquals(List.of(), wire.written);
+    }
+
+    @Test
+    void shouldForgetAHalfWrittenFrameOnceClosed()
+    {
+        outbound.directWriteTookPart();
+        outbound.close();
+        wire.eventLoop = true;
+        assertEquals(0, outbound.drain());
+    }
+
     private static ByteBuf frame(final int id)
     {
         return Unpooled.buffer(4).writeInt(id);
@@ -120,6 +175,7 @@ class TcpOutboundTest
     {
         final List<Integer> written = new ArrayList<>();
         boolean eventLoop;
+        boolean nettyIdle = true;
         int flushes;
         int drainRequests;
 
@@ -138,6 +194,11 @@ class TcpOutboundTest
         public void flush()
         {
             flushes++;
+        }
+
+        public boolean nettyIdle()
+        {
+            return nettyIdle;
         }
 
         public void requestDrain()

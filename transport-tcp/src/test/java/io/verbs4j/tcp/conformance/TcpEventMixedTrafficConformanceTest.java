@@ -7,7 +7,10 @@ import java.util.Map;
 
 import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
 
-/** The mixed two-way stress over tcp in the default mode (epoll here, event-driven I/O threads). */
+/**
+ * The mixed two-way stress over tcp in the default mode (epoll here, event-driven I/O threads, direct writes from
+ * posting threads).
+ */
 class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
 {
     @Override
