@@ -91,12 +91,16 @@ public final class TcpConfiguration
      */
     public static final String DIRECT_WRITE_PROP_NAME = "verbs4j.tcp.direct.write";
     /**
-     * Default: on. A frame that the socket takes only in part is finished before any other writer's frame starts
+     * Default: off. They are safe (a frame that the socket takes only in part is finished before any other writer's
+     * frame starts
      * ({@link TcpOutbound}'s invariant; the cross-process 4 MiB multi-poster reproducer in {@code TcpLargeMessageTest}
-     * broke the stream before that). Under TLS there are no direct writes whatever this says: the socket carries
-     * ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on the NIO transport.
+     * broke the stream before that), but on a quiet 2-core machine they measured no faster than handing each post to
+     * the I/O thread (8 B one-way 27–34 against 26–32 µs, 1 MiB 2.1–2.8 against 2.3–3.4 GB/s; benchmarks/RESULTS.md,
+     * issue 12), so they stay opt-in until the read side is driven by the polling thread too. Under TLS there are
+     * no direct writes whatever this says: the socket carries ciphertext, so every byte goes through the I/O
+     * thread's {@code SslHandler}; likewise on the NIO transport.
      */
-    public static final String DIRECT_WRITE_DEFAULT = "true";
+    public static final String DIRECT_WRITE_DEFAULT = "false";
 
     /**
      * Payload bytes still to come above which the receiver reads them from the socket straight into the destination

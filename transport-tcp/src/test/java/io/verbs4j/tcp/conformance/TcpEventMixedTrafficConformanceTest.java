@@ -8,8 +8,9 @@ import java.util.Map;
 import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
 
 /**
- * The mixed two-way stress over tcp in the default mode (epoll here, event-driven I/O threads, direct writes from
- * posting threads).
+ * The mixed two-way stress over tcp in event mode (epoll here, event-driven I/O threads) with direct writes from
+ * posting threads turned on (they are off by default; {@code TcpIoThreadWritesMixedTrafficConformanceTest} runs the
+ * default).
  */
 class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
 {
@@ -22,6 +23,6 @@ class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanc
     @Override
     protected Map<String, String> modeProperties()
     {
-        return Map.of();
+        return Map.of("verbs4j.tcp.direct.write", "true");
     }
 }
