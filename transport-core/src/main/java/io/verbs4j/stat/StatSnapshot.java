@@ -26,7 +26,12 @@ public record StatSnapshot(long pid, String command, long timeMillis, List<Count
     {
     }
 
-    /** @param counters the counters, copied. */
+    /**
+     * @param pid        the process that wrote it.
+     * @param command    its command line (may be empty).
+     * @param timeMillis when it was written.
+     * @param counters   the counters, copied.
+     */
     public StatSnapshot
     {
         counters = List.copyOf(counters);
