@@ -259,7 +259,7 @@ public final class CollRank
         // first row measured 3-10 us per 8-byte call where the warmed-up loop took 0.4).
         final WarmupResult warm = warmup.run(calls -> calls(layout, count, type, op, root, calls));
         warmups.note(warm, coll.sizeBytes(count, es, n), inPlace);
-        comm.barrier();
+        warmup.align();
         final long startNs = System.nanoTime();
         calls(layout, count, type, op, root, s.iters);
         myTime[0] = (System.nanoTime() - startNs) / 1e3 / s.iters;

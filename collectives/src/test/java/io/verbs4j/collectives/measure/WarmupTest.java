@@ -54,6 +54,25 @@ class WarmupTest
     }
 
     @Test
+    void shouldAlignWithTheSameExchangeTheWindowsUsed()
+    {
+        final AtomicLong clock = new AtomicLong();
+        final List<Long> shared = new ArrayList<>();
+        final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), value ->
+        {
+            shared.add(value);
+            return value;
+        }, true, () -> clock.addAndGet(1_000));
+        warmup.run(calls -> clock.addAndGet(calls * 1_000));
+        final int afterRun = shared.size();
+        warmup.align();
+        // one more exchange of the decision, not a different operation: the timed loop then starts on the code
+        // path the warm-up compiled (a barrier there deoptimized it)
+        assertEquals(afterRun + 1, shared.size());
+        assertEquals(Warmup.STOP_STABLE, shared.get(afterRun));
+    }
+
+    @Test
     void shouldFollowRankZeroOnOtherRanks()
     {
         // rank 0 (elsewhere) decided 16 calls, then 50, then stop at the cap
