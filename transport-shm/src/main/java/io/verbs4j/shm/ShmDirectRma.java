@@ -3,7 +3,6 @@
 
 package io.verbs4j.shm;
 
-import io.verbs4j.Access;
 import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
 import io.verbs4j.spi.AbstractMemoryRegion;
@@ -40,21 +39,9 @@ final class ShmDirectRma implements DirectExecutor
         final long pos, final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
         final int opcode = request.opcode();
-        final int required;
-        switch (opcode)
+        if (Opcode.RDMA_WRITE != opcode && Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode))
         {
-            case Opcode.RDMA_WRITE:
-                required = Access.REMOTE_WRITE;
-                break;
-            case Opcode.RDMA_READ:
-                required = Access.REMOTE_READ;
-                break;
-            case Opcode.ATOMIC_FETCH_AND_ADD:
-            case Opcode.ATOMIC_CMP_AND_SWP:
-                required = Access.REMOTE_ATOMIC;
-                break;
-            default:
-                return NOT_DIRECT;
+            return NOT_DIRECT;
         }
         final ShmConnection c = qp.tryLockIdleSendSide(pos);
         if (null == c)
@@ -64,7 +51,7 @@ final class ShmDirectRma implements DirectExecutor
         long bytes = NOT_DIRECT;
         try
         {
-            bytes = carryOut(c, opcode, required, request, regions, offsets);
+            bytes = carryOut(c, opcode, request, regions, offsets);
         }
         finally
         {
@@ -76,7 +63,6 @@ final class ShmDirectRma implements DirectExecutor
     private long carryOut(
         final ShmConnection c,
         final int opcode,
-        final int required,
         final SendRequest request,
         final AbstractMemoryRegion[] regions,
         final long[] offsets)
@@ -96,12 +82,13 @@ final class ShmDirectRma implements DirectExecutor
             return 0;
         }
         final ShmPeer.Region region = qp.peerRegion(c, request.rkey());
-        if (null == region || !region.isShared() || region.pdId != c.peerPdId || required != (region.access & required))
+        if (null == region || !region.isShared())
         {
             return NOT_DIRECT;
         }
-        final long offset = request.remoteAddress() - region.address;
-        if (offset < 0 || offset > region.length - length)
+        final long offset = ShmQueuePair.targetOffset(c, region, ShmQueuePair.requiredAccess(opcode),
+            request.remoteAddress(), length);
+        if (offset < 0)
         {
             return NOT_DIRECT;
         }
@@ -116,17 +103,9 @@ final class ShmDirectRma implements DirectExecutor
                 walk(request, regions, offsets, memory, offset, false);
                 return length;
 
-            case Opcode.ATOMIC_FETCH_AND_ADD:
-            {
-                final long old = UnsafeApi.getAndAddLong(null, memory.addressOf(offset), request.compareAdd());
-                UnsafeApi.putLong(regions[0].memory().addressOf(offsets[0]), old);
-                return Long.BYTES;
-            }
-
             default:
             {
-                final long old = UnsafeApi.compareAndExchangeLong(
-                    null, memory.addressOf(offset), request.compareAdd(), request.swap());
+                final long old = ShmQueuePair.atomic(opcode, memory, offset, request.compareAdd(), request.swap());
                 UnsafeApi.putLong(regions[0].memory().addressOf(offsets[0]), old);
                 return Long.BYTES;
             }

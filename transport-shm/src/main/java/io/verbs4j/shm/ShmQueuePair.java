@@ -582,8 +582,6 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             return served(c, pos, opcode, length);
         }
-        final int required = atomic ? Access.REMOTE_ATOMIC :
-            Opcode.RDMA_READ == opcode ? Access.REMOTE_READ : Access.REMOTE_WRITE;
         final ShmPeer.Region region = peerRegion(c, sq.rkey(pos));
         if (null != region && !region.isShared())
         {
@@ -592,12 +590,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             servedDone = 0;
             return served(c, pos, opcode, length);
         }
-        if (null == region || region.pdId != c.peerPdId || required != (region.access & required))
-        {
-            return WcStatus.REM_ACCESS_ERR;
-        }
-        final long offset = sq.remoteAddress(pos) - region.address;
-        if (offset < 0 || offset > region.length - length)
+        final long offset = targetOffset(c, region, requiredAccess(opcode), sq.remoteAddress(pos), length);
+        if (offset < 0)
         {
             return WcStatus.REM_ACCESS_ERR;
         }
@@ -613,23 +607,55 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 return sq.scatterFrom(pos, memory, offset, length);
 
             case Opcode.ATOMIC_FETCH_AND_ADD:
-            {
-                final long old = UnsafeApi.getAndAddLong(null, memory.addressOf(offset), sq.compareAdd(pos));
-                putAtomicResult(sq, pos, old);
-                return WcStatus.SUCCESS;
-            }
-
             case Opcode.ATOMIC_CMP_AND_SWP:
-            {
-                final long old = UnsafeApi.compareAndExchangeLong(
-                    null, memory.addressOf(offset), sq.compareAdd(pos), sq.swap(pos));
-                putAtomicResult(sq, pos, old);
+                putAtomicResult(sq, pos, atomic(opcode, memory, offset, sq.compareAdd(pos), sq.swap(pos)));
                 return WcStatus.SUCCESS;
-            }
 
             default:
                 return WcStatus.GENERAL_ERR;
         }
+    }
+
+    /**
+     * @param opcode WRITE (with or without immediate), READ or an atomic.
+     * @return the access bit the target region must grant it.
+     */
+    static int requiredAccess(final int opcode)
+    {
+        return Opcode.isAtomic(opcode) ? Access.REMOTE_ATOMIC :
+            Opcode.RDMA_READ == opcode ? Access.REMOTE_READ : Access.REMOTE_WRITE;
+    }
+
+    /**
+     * The target-side checks of a one-sided request, from the peer's published region table, shared by the pump and
+     * the direct path ({@link ShmDirectRma}): the key names a region of the peer's protection domain paired with this
+     * connection, the region grants {@code required}, and {@code [remoteAddress, remoteAddress + length)} lies in it.
+     *
+     * @return the offset of {@code remoteAddress} in the region, or -1 if a check fails.
+     */
+    static long targetOffset(
+        final ShmConnection c, final ShmPeer.Region region, final int required, final long remoteAddress,
+        final long length)
+    {
+        if (null == region || region.pdId != c.peerPdId || required != (region.access & required))
+        {
+            return -1;
+        }
+        final long offset = remoteAddress - region.address;
+        return offset < 0 || offset > region.length - length ? -1 : offset;
+    }
+
+    /**
+     * Carries out an atomic on the target word.
+     *
+     * @return the word's value before.
+     */
+    static long atomic(
+        final int opcode, final RegionMemory memory, final long offset, final long compareAdd, final long swap)
+    {
+        return Opcode.ATOMIC_FETCH_AND_ADD == opcode ?
+            UnsafeApi.getAndAddLong(null, memory.addressOf(offset), compareAdd) :
+            UnsafeApi.compareAndExchangeLong(null, memory.addressOf(offset), compareAdd, swap);
     }
 
     /**
