@@ -384,10 +384,9 @@ public final class ShmDevice extends AbstractDevice
     private int onPeerDeath(final ShmQueuePair[] qps, final ShmPeer peer)
     {
         final boolean orderly = peer.closedOrderly();
-        // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure.
-        LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
-            peer.pid() + " " + peer.deathReason() + "; its queue pairs go to ERROR (" +
-            (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
+        // An orderly close is a disconnect (flush only), as on tcp; a crash or hang is a transport failure. The
+        // queue pairs fail before anything is logged: the first record a process logs costs tens of milliseconds
+        // (the logging framework starts up), and the completions are what the application is waiting for.
         for (final ShmQueuePair qp : qps)
         {
             if (qp.peer() == peer)
@@ -402,6 +401,9 @@ public final class ShmDevice extends AbstractDevice
                 }
             }
         }
+        LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
+            peer.pid() + " " + peer.deathReason() + "; its queue pairs went to ERROR (" +
+            (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
         if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
         {
             // Not sweepPid: the PID may already belong to another verbs4j process with live files.

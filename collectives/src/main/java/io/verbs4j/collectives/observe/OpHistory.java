@@ -136,8 +136,10 @@ public final class OpHistory
                 text.append(' ').append(algorithm[i]);
             }
             final long agoUs = TimeUnit.NANOSECONDS.toMicros(nowNs - startNs[i]);
-            text.append(", started ").append(agoUs / 1000).append('.').append(String.format("%03d", agoUs % 1000))
-                .append(" ms ago, ").append(stateName(state[i]));
+            // Three digits by hand: this runs on the failure path, where String.format's first use costs milliseconds.
+            final long micros = agoUs % 1000;
+            text.append(", started ").append(agoUs / 1000).append('.').append(micros < 100 ? "0" : "")
+                .append(micros < 10 ? "0" : "").append(micros).append(" ms ago, ").append(stateName(state[i]));
         }
         return text.toString();
     }
