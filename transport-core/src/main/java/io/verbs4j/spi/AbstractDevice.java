@@ -39,6 +39,8 @@ public abstract class AbstractDevice implements Device
         this.name = name;
         this.capabilities = capabilities;
         this.context = context;
+        // A peer's death is often the first thing a process logs: the logging backend's start-up must not delay it.
+        LogWarmUp.startOnce();
     }
 
     /** {@inheritDoc} */

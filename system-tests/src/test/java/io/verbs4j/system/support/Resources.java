@@ -15,6 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.verbs4j.spi.LogWarmUp;
+
 /**
  * What a survivor must give back once it has closed everything: verbs4j threads, file descriptors, direct and
  * mapped buffer memory, and the files of a shm directory. {@link #snapshot} takes the figures,
@@ -39,7 +41,9 @@ public final class Resources
     private Resources(final Path shmDir)
     {
         verbsThreadNames = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-            .filter(name -> name.startsWith("verbs4j-")).sorted().collect(Collectors.toList());
+            .filter(name -> name.startsWith("verbs4j-"))
+            // the one-shot logging warm-up (once per JVM, ends by itself) is not a resource a device holds
+            .filter(name -> !name.equals(LogWarmUp.THREAD_NAME)).sorted().collect(Collectors.toList());
         verbsThreads = verbsThreadNames.size();
         fds = fdCount();
         long dBytes = 0;
