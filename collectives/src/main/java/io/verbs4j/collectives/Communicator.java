@@ -672,7 +672,9 @@ public final class Communicator implements AutoCloseable
      * per failure. They agree on who is alive through the rendezvous store (the failure closed the connections;
      * see {@link ShrinkAgreement}): a rank that failed, or that does not call within twice the peer timeout, is left
      * out. Works on a healthy communicator too (then every rank must call it), and after this one was closed or
-     * aborted (it only needs the settings and the failure it saw); this communicator is not changed: close it.
+     * aborted (it only needs the settings and the failure it saw); this communicator is not changed: close it. The
+     * survivors keep this communicator's cost model (and so its algorithm choices per size) instead of calibrating
+     * again.
      *
      * @return the survivors' communicator (of size 1 when this rank is the only one left).
      * @throws IllegalStateException if the communicator was not created from a rendezvous store (a split one, or
@@ -702,8 +704,14 @@ public final class Communicator implements AutoCloseable
             newRank++;
         }
         final CommunicatorContext survivors = context.deriveOnStore(newRank, members.length, name);
+        // The survivors are some of the same ranks over the same links, so the cost model they all agreed on at
+        // creation still holds (a subset's slowest link is no slower): it is kept, not measured again, because
+        // calibrating is most of the time a shrink takes, and the job is waiting.
+        survivors.calibrate(false);
         survivors.conclude();
-        return create(survivors);
+        final Communicator shrunk = create(survivors);
+        shrunk.engine.useModel(engine.selector().model());
+        return shrunk;
     }
 
     /** @return true once a call failed (then every later call throws). */

@@ -5,7 +5,6 @@ package io.verbs4j.collectives.demo;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Random;
 
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.collectives.Algorithm;
@@ -102,26 +101,7 @@ public final class TrainingDemo
 
     private static boolean train(final Communicator comm, final int rank, final int size)
     {
-        // the data: labels from a fixed "true" model, features different on every rank
-        final Random truth = new Random(42);
-        final double[] trueWeights = new double[FEATURES];
-        for (int j = 0; j < FEATURES; j++)
-        {
-            trueWeights[j] = truth.nextGaussian();
-        }
-        final Random random = new Random(1000 + rank);
-        final float[][] x = new float[SAMPLES_PER_RANK][FEATURES];
-        final float[] y = new float[SAMPLES_PER_RANK];
-        for (int i = 0; i < SAMPLES_PER_RANK; i++)
-        {
-            double z = 0;
-            for (int j = 0; j < FEATURES; j++)
-            {
-                x[i][j] = (float)random.nextGaussian();
-                z += trueWeights[j] * x[i][j];
-            }
-            y[i] = random.nextDouble() < sigmoid(z) ? 1 : 0;
-        }
+        final LogisticShard shard = new LogisticShard(FEATURES, SAMPLES_PER_RANK, 1000 + rank);
 
         // the model and its gradient live in registered memory: the AllReduce reads and writes it in place
         final float[] weights = new float[FEATURES];
@@ -135,23 +115,7 @@ public final class TrainingDemo
             loss[0] = 0;
             for (int step = 0; step < STEPS_PER_EPOCH; step++)
             {
-                java.util.Arrays.fill(grad, 0f);
-                double localLoss = 0;
-                for (int i = 0; i < SAMPLES_PER_RANK; i++)
-                {
-                    double z = 0;
-                    for (int j = 0; j < FEATURES; j++)
-                    {
-                        z += weights[j] * x[i][j];
-                    }
-                    final double p = sigmoid(z);
-                    localLoss -= y[i] * Math.log(p + 1e-12) + (1 - y[i]) * Math.log(1 - p + 1e-12);
-                    final double error = p - y[i];
-                    for (int j = 0; j < FEATURES; j++)
-                    {
-                        grad[j] += (float)(error * x[i][j] / SAMPLES_PER_RANK);
-                    }
-                }
+                final double localLoss = shard.gradient(weights, grad);
                 for (int j = 0; j < FEATURES; j++)
                 {
                     gradientRegion.putInt(4L * j, Float.floatToRawIntBits(grad[j]));
@@ -182,19 +146,10 @@ public final class TrainingDemo
                 agree &= Float.floatToRawIntBits(all[j]) == Float.floatToRawIntBits(all[r * FEATURES + j]);
             }
         }
-        double cosine = 0;
-        double norm = 0;
-        double trueNorm = 0;
-        for (int j = 0; j < FEATURES; j++)
-        {
-            cosine += weights[j] * trueWeights[j];
-            norm += weights[j] * weights[j];
-            trueNorm += trueWeights[j] * trueWeights[j];
-        }
         if (0 == rank || !agree)
         {
             System.out.printf("rank %d: weights agree with every rank bit for bit: %s (cosine to the true model " +
-                "%.4f)%n", rank, agree ? "yes" : "NO", cosine / Math.sqrt(norm * trueNorm));
+                "%.4f)%n", rank, agree ? "yes" : "NO", shard.cosineToTruth(weights));
         }
         return agree;
     }
@@ -246,10 +201,5 @@ public final class TrainingDemo
                     comm.allReduceAlgorithm(bytes, Algorithm.AUTO), time[0], busbw, warm.describe());
             }
         }
-    }
-
-    private static double sigmoid(final double z)
-    {
-        return 1.0 / (1.0 + Math.exp(-z));
     }
 }

@@ -206,6 +206,17 @@ public final class CollectiveEngine implements AutoCloseable
     }
 
     /**
+     * Installs a cost model measured before (by the communicator this one was shrunk from), instead of calibrating.
+     * Every rank must install the same model, as after a calibration: algorithm choices must agree.
+     *
+     * @param model the model.
+     */
+    public void useModel(final CostModel model)
+    {
+        selector = new AlgorithmSelector(model, size, slotBytes);
+    }
+
+    /**
      * Measures the cost model on the ring and installs it (collective: every rank calls it at creation).
      */
     public void calibrate()
