@@ -19,11 +19,12 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 
 import javax.imageio.ImageIO;
 
@@ -42,8 +43,10 @@ public final class ChartRenderer
     public static final int TITLE_HEIGHT = 40;
 
     private static final int TITLE_FONT_SIZE = 17;
+    /** A legend entry's line, marker and gaps; then its name at about this many pixels per character. */
+    private static final int LEGEND_ENTRY_PIXELS = 50;
+    private static final int LEGEND_CHAR_PIXELS = 7;
     private static final int SMALLEST_TITLE_FONT_SIZE = 9;
-    private static final String[] SI_PREFIXES = {"", "k", "M", "G", "T"};
 
     private ChartRenderer()
     {
@@ -100,9 +103,45 @@ public final class ChartRenderer
             {
                 final VectorGraphics2D g = new VectorGraphics2D();
                 paint(chart, g, size);
-                new SVGProcessor().getDocument(g.getCommands(), new PageSize(0, 0, size[0], size[1])).writeTo(out);
+                final ByteArrayOutputStream svg = new ByteArrayOutputStream();
+                new SVGProcessor().getDocument(g.getCommands(), new PageSize(0, 0, size[0], size[1])).writeTo(svg);
+                out.write(withDescription(svg.toString(StandardCharsets.UTF_8), chart)
+                    .getBytes(StandardCharsets.UTF_8));
             }
         }
+    }
+
+    /**
+     * XChart draws its text as glyph outlines, so an SVG would not contain its legend and axis labels as text: they
+     * go into the SVG's {@code <title>} and {@code <desc>} as well, for screen readers, search and tests.
+     */
+    static String withDescription(final String svg, final ChartDocument chart)
+    {
+        final StringBuilder description = new StringBuilder();
+        for (final ChartDocument.Panel panel : chart.panels())
+        {
+            description.append(description.length() == 0 ? "" : "; ").append(panel.metric().title())
+                .append(" vs size: x ").append(Metric.SIZE_LABEL).append(", y ").append(panel.metric().axisLabel())
+                .append(", series:");
+            for (final ChartDocument.Series series : panel.series())
+            {
+                description.append(' ').append(series.name()).append(',');
+            }
+            description.setLength(description.length() - 1);
+        }
+        final int svgStart = svg.indexOf("<svg");
+        final int insertAt = svgStart < 0 ? -1 : svg.indexOf('>', svgStart) + 1;
+        if (insertAt <= 0)
+        {
+            throw new IllegalStateException("VectorGraphics2D wrote no <svg> element");
+        }
+        return svg.substring(0, insertAt) + "\n  <title>" + xml(chart.title()) + "</title>\n  <desc>" +
+            xml(description.toString()) + "</desc>" + svg.substring(insertAt);
+    }
+
+    private static String xml(final String text)
+    {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     private static void paint(final ChartDocument chart, final Graphics2D g, final int[] size)
@@ -146,9 +185,15 @@ public final class ChartRenderer
         final XYStyler styler = chart.getStyler();
         styler.setXAxisLogarithmic(true);
         styler.setYAxisLogarithmic(true);
-        styler.setxAxisTickLabelsFormattingFunction(ChartRenderer::bytes);
-        styler.setyAxisTickLabelsFormattingFunction(ChartRenderer::plain);
-        styler.setLegendPosition(Styler.LegendPosition.InsideNW);
+        // Decade ticks only would leave a panel whose values span less than a decade with one y label or none;
+        // ticks at every 1..9 x 10^k label such a panel, but crowd one over several decades.
+        styler.setYAxisLogarithmicDecadeOnly(decades(panel) >= 2);
+        styler.setXAxisDecimalPattern("#,##0");
+        styler.setYAxisDecimalPattern("#,##0.#####");
+        // Under the plot, never over the lines; one row when the names fit across the panel.
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(legendWidth(panel) <= PANEL_WIDTH - 40 ?
+            Styler.LegendLayout.Horizontal : Styler.LegendLayout.Vertical);
         styler.setChartBackgroundColor(Color.WHITE);
         styler.setPlotGridLinesColor(new Color(225, 225, 225));
         styler.setMarkerSize(6);
@@ -160,26 +205,30 @@ public final class ChartRenderer
         return chart;
     }
 
-    /** Log-axis ticks fall on powers of ten, so SI prefixes give exact labels: 1 kB = 1000 B. */
-    static String bytes(final Double value)
+    /** @return about how wide a one-row legend of the panel's series is, pixels. */
+    private static int legendWidth(final ChartDocument.Panel panel)
     {
-        double scaled = value;
-        int prefix = 0;
-        while (Math.abs(scaled) >= 1000 && prefix < SI_PREFIXES.length - 1)
+        int width = 0;
+        for (final ChartDocument.Series series : panel.series())
         {
-            scaled /= 1000;
-            prefix++;
+            width += LEGEND_ENTRY_PIXELS + LEGEND_CHAR_PIXELS * series.name().length();
         }
-        return plain(scaled) + " " + SI_PREFIXES[prefix] + "B";
+        return width;
     }
 
-    private static String plain(final Double value)
+    /** @return how many decades the panel's values span. */
+    private static double decades(final ChartDocument.Panel panel)
     {
-        if (value == Math.rint(value) && Math.abs(value) < 1e15)
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (final ChartDocument.Series series : panel.series())
         {
-            return Long.toString(value.longValue());
+            for (final double value : series.value())
+            {
+                min = Math.min(min, value);
+                max = Math.max(max, value);
+            }
         }
-        final String text = String.format(Locale.ROOT, "%.3g", value);
-        return text.contains(".") && !text.contains("e") ? text.replaceFirst("\\.?0+$", "") : text;
+        return Math.log10(max / min);
     }
 }

@@ -114,6 +114,11 @@ final class SeriesNaming
         for (final String field : fields)
         {
             final String value = key.identity().get(field);
+            if (("redop".equals(field) && "none".equals(value)) || ("root".equals(field) && "-1".equals(value)))
+            {
+                // allgather beside allreduce: the one without an operator (or root) needs no word for it.
+                continue;
+            }
             name.append(name.length() == 0 ? "" : " ").append(switch (field)
             {
                 case "ranks" -> value + " ranks";
