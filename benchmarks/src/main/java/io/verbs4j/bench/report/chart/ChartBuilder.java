@@ -50,17 +50,24 @@ public final class ChartBuilder
                     continue;
                 }
                 anyOfMetrics = true;
-                if (point.bytes() > 0 && point.value() > 0 && Double.isFinite(point.value()))
+                if (plottable(point))
                 {
                     bySeries.computeIfAbsent(
                         new SeriesNaming.Key(point.tool(), point.source(), point.identity()), k -> new ArrayList<>())
                         .add(point);
-                    plotted.add(point);
                 }
             }
             if (!bySeries.isEmpty())
             {
                 panels.add(panel(metric, bySeries, labelled));
+            }
+        }
+        for (final ChartPoint point : points)
+        {
+            // In input order, so the title lists tools and transports in the order of the files.
+            if (metrics.contains(point.metric()) && plottable(point))
+            {
+                plotted.add(point);
             }
         }
         if (panels.isEmpty())
@@ -70,6 +77,11 @@ public final class ChartBuilder
                 "nothing to chart: no row has the chosen metric(s) " + names(metrics));
         }
         return new ChartDocument(null == title ? ChartTitle.of(plotted) : title, panels);
+    }
+
+    private static boolean plottable(final ChartPoint point)
+    {
+        return point.bytes() > 0 && point.value() > 0 && Double.isFinite(point.value());
     }
 
     private static ChartDocument.Panel panel(
