@@ -12,6 +12,7 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.XYStyler;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.FontMetrics;
@@ -187,7 +188,15 @@ public final class ChartRenderer
         styler.setYAxisLogarithmic(true);
         // Decade ticks only would leave a panel whose values span less than a decade with one y label or none;
         // ticks at every 1..9 x 10^k label such a panel, but crowd one over several decades.
-        styler.setYAxisLogarithmicDecadeOnly(decades(panel) >= 2);
+        final double[] range = range(panel);
+        final boolean decadeTicks = Math.log10(range[1] / range[0]) >= 2;
+        styler.setYAxisLogarithmicDecadeOnly(decadeTicks);
+        if (decadeTicks)
+        {
+            // From the decade below the lowest value to the one above the highest: a labelled tick at both ends.
+            styler.setYAxisMin(Math.pow(10, Math.floor(Math.log10(range[0]))));
+            styler.setYAxisMax(Math.pow(10, Math.ceil(Math.log10(range[1]))));
+        }
         styler.setXAxisDecimalPattern("#,##0");
         styler.setYAxisDecimalPattern("#,##0.#####");
         // Under the plot, never over the lines; one row when the names fit across the panel.
@@ -196,6 +205,8 @@ public final class ChartRenderer
             Styler.LegendLayout.Horizontal : Styler.LegendLayout.Vertical);
         styler.setChartBackgroundColor(Color.WHITE);
         styler.setPlotGridLinesColor(new Color(225, 225, 225));
+        // Solid: VectorGraphics2D writes a dashed line as one rectangle per dash, half a megabyte of SVG.
+        styler.setPlotGridLinesStroke(new BasicStroke(0.6f));
         styler.setMarkerSize(6);
         for (final ChartDocument.Series series : panel.series())
         {
@@ -216,8 +227,8 @@ public final class ChartRenderer
         return width;
     }
 
-    /** @return how many decades the panel's values span. */
-    private static double decades(final ChartDocument.Panel panel)
+    /** @return {lowest, highest} value of the panel. */
+    private static double[] range(final ChartDocument.Panel panel)
     {
         double min = Double.MAX_VALUE;
         double max = 0;
@@ -229,6 +240,6 @@ public final class ChartRenderer
                 max = Math.max(max, value);
             }
         }
-        return Math.log10(max / min);
+        return new double[] {min, max};
     }
 }
