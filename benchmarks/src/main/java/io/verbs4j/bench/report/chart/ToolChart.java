@@ -96,6 +96,11 @@ public final class ToolChart
     {
         temporaryRowsFile = null == userJson;
         rowsFile = temporaryRowsFile ? Files.createTempFile("verbs4j-coll-rows", ".json") : Path.of(userJson);
+        if (temporaryRowsFile)
+        {
+            // finish() deletes it; this covers a run that ends in an exception before finish().
+            rowsFile.toFile().deleteOnExit();
+        }
         return rowsFile.toString();
     }
 
