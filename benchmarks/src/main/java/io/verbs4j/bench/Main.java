@@ -3,6 +3,7 @@
 
 package io.verbs4j.bench;
 
+import io.verbs4j.bench.cli.ChartCommand;
 import io.verbs4j.bench.cli.CollCommand;
 import io.verbs4j.bench.cli.DemoCommand;
 import io.verbs4j.bench.cli.JmhCommand;
@@ -26,7 +27,7 @@ import java.util.concurrent.Callable;
     name = "verbs4j",
     description = "verbs4j benchmark tools. Run 'verbs4j <tool> --help' for a tool's options.",
     subcommands = { DemoCommand.class, CollCommand.class, PerftestCommand.class, ShmemCommand.class, StatCommand.class,
-        JmhCommand.class, CommandLine.HelpCommand.class },
+        ChartCommand.class, JmhCommand.class, CommandLine.HelpCommand.class },
     footer = {
         "",
         "Exit codes: 0 ok, 1 run failed, 2 bad command line." })

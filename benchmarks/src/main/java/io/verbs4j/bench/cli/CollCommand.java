@@ -8,6 +8,7 @@ import io.verbs4j.bench.coll.CollNames;
 import io.verbs4j.bench.coll.CollRank;
 import io.verbs4j.bench.coll.CollSettings;
 import io.verbs4j.bench.coll.Collective;
+import io.verbs4j.bench.report.chart.ToolChart;
 import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.launch.ClusterFailedException;
@@ -202,6 +203,15 @@ public final class CollCommand implements Callable<Integer>
             "names; the content is these lines, not nccl-tests' single document).")
     private Path json;
 
+    @Option(names = "--chart", paramLabel = "FILE",
+        description = "After the run, draw its rows into FILE (.png or .svg): busbw and time against size, log-log, " +
+            "a series per collective and placement (with --env: rank 0 only).")
+    private Path chart;
+
+    @Option(names = "--chart-metric", paramLabel = "busbw|time|busbw,time", defaultValue = "busbw,time",
+        description = "The --chart panels, side by side (default: ${DEFAULT-VALUE}).")
+    private String chartMetric;
+
     @Option(names = "--busy-poll", description = "Waiting threads spin (default: spin, yield, then park).")
     private boolean busyPoll;
 
@@ -254,22 +264,51 @@ public final class CollCommand implements Callable<Integer>
     public Integer call() throws IOException
     {
         final CollSettings settings = settings();
+        final ToolChart toolChart = toolChart(settings);
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         LocalRun.quietProviderLogs();
+        final int exitCode;
         if (env)
         {
-            return runAsEnvRank(settings, out, err);
+            exitCode = runAsEnvRank(settings, out, err);
         }
-        if (rankProcess)
+        else if (rankProcess)
         {
-            return runAsRankProcess(settings, out);
+            exitCode = runAsRankProcess(settings, out);
         }
-        if (settings.threads)
+        else if (settings.threads)
         {
-            return runThreads(settings, out, err);
+            exitCode = runThreads(settings, out, err);
         }
-        return runProcesses(settings, out, err);
+        else
+        {
+            exitCode = runProcesses(settings, out, err);
+        }
+        return null == toolChart ? exitCode : toolChart.finish(exitCode, err);
+    }
+
+    /**
+     * {@code --chart}: checked before the run; rank 0 then writes its rows to the {@code -J} file or a temporary one,
+     * which the chart is drawn from.
+     */
+    private ToolChart toolChart(final CollSettings settings) throws IOException
+    {
+        if (null == chart || (env && 0 != EnvRendezvous.from(System.getenv()).rank()))
+        {
+            return null;
+        }
+        final ToolChart toolChart;
+        try
+        {
+            toolChart = ToolChart.coll(chart, chartMetric);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw usage("--chart: " + ex.getMessage());
+        }
+        settings.json = toolChart.rowsFile(settings.json);
+        return toolChart;
     }
 
     /**

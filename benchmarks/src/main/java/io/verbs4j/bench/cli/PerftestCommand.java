@@ -9,6 +9,7 @@ import io.verbs4j.bench.report.BandwidthUnit;
 import io.verbs4j.bench.report.JsonLinesResultSink;
 import io.verbs4j.bench.report.ResultSink;
 import io.verbs4j.bench.report.TextResultSink;
+import io.verbs4j.bench.report.chart.ToolChart;
 import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.bench.run.PerftestClient;
 import io.verbs4j.bench.run.PerftestServer;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -109,6 +111,11 @@ public final class PerftestCommand implements Callable<Integer>
         description = "Bandwidth tables in Gb/sec (1e9 bit/s) instead of MiB/sec, as perftest's --report_gbits.")
     private boolean reportGbits;
 
+    @Option(names = "--chart", paramLabel = "FILE",
+        description = "After the run, draw its rows into FILE (.png or .svg): t_typical (lat) and BW average " +
+            "(bw, GB/s) against size, log-log, a series per transport (not with --server).")
+    private Path chart;
+
     @Option(names = "--server", description = "Run as the responder host (see Modes).")
     private boolean server;
 
@@ -156,6 +163,7 @@ public final class PerftestCommand implements Callable<Integer>
             return CommandLine.ExitCode.OK;
         }
         validateCommon();
+        final ToolChart toolChart = toolChart();
         final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
         if (server)
         {
@@ -177,15 +185,38 @@ public final class PerftestCommand implements Callable<Integer>
             return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         }
         final List<TestPlan> plans = plans(timeoutMs);
-        final ResultSink sink = "json".equals(format) ? new JsonLinesResultSink(out) :
+        final ResultSink tableSink = "json".equals(format) ? new JsonLinesResultSink(out) :
             new TextResultSink(out, reportGbits ? BandwidthUnit.GBIT_PER_SEC : BandwidthUnit.MIB_PER_SEC);
+        final ResultSink sink = null == toolChart ? tableSink : toolChart.capture(tableSink);
         final int failures = null != client ? runRemote(plans, sink, timeoutMs) : runLocal(plans, sink, timeoutMs);
+        int exitCode = CommandLine.ExitCode.OK;
         if (failures > 0)
         {
             spec.commandLine().getErr().println("verbs4j perftest: " + failures + " size(s) failed, see notes above");
-            return CommandLine.ExitCode.SOFTWARE;
+            exitCode = CommandLine.ExitCode.SOFTWARE;
         }
-        return CommandLine.ExitCode.OK;
+        return null == toolChart ? exitCode : toolChart.finish(exitCode, spec.commandLine().getErr());
+    }
+
+    /** {@code --chart}: checked before anything runs. */
+    private ToolChart toolChart()
+    {
+        if (null == chart)
+        {
+            return null;
+        }
+        if (server)
+        {
+            throw usage("--chart is for the side that runs the tests (local or --client), not --server");
+        }
+        try
+        {
+            return ToolChart.perftest(chart);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw usage("--chart: " + ex.getMessage());
+        }
     }
 
     private void validateCommon()

@@ -684,14 +684,16 @@ public final class CollRank
     {
         final int es = type.sizeBytes();
         json.printf(Locale.ROOT, "{\"collective\":\"%s\",\"ranks\":%d,\"launch\":\"%s\",\"transport\":\"%s\"," +
-                "\"algo\":\"%s\",\"mode\":\"%s\",\"busy_poll\":%b,\"placement\":\"%s\",\"size_bytes\":%d," +
+                "\"algo\":\"%s\",\"mode\":\"%s\",\"busy_poll\":%b,\"cpus\":%d," +
+                "\"placement\":\"%s\",\"size_bytes\":%d," +
                 "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"warmup_exact\":%b," +
                 "\"warmup_calls\":%d,\"warmup_s\":%s,\"warmup_outcome\":\"%s\",\"iters\":%d," +
                 "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
                 "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
             coll.label(), n, s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes", s.transport,
             CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != coll ? "async" : "blocking",
-            s.busyPoll, inPlace ? "in-place" : "out-of-place", coll.sizeBytes(count, es, n), count,
+            s.busyPoll, Runtime.getRuntime().availableProcessors(), inPlace ? "in-place" : "out-of-place",
+            coll.sizeBytes(count, es, n), count,
             type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup,
             s.warmupExact, warm.calls(), num(warm.elapsedNs() / 1e9), warm.outcome(), s.iters,
             averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]), num(algBw),

@@ -9,7 +9,8 @@ import java.util.Locale;
 /**
  * Writes one JSON object per line for machines: every row carries its table's header fields, the perftest
  * columns in their units ({@code *_usec}, {@code *_GBps}, {@code msg_rate_Mpps}), and, for latency, the same
- * values in nanoseconds ({@code *_ns}). Notes become {@code {"type":"note",...}} lines.
+ * values in nanoseconds ({@code *_ns}); also the measuring machine's CPU count ({@code cpus}, for charts' titles).
+ * Notes become {@code {"type":"note",...}} lines.
  */
 public final class JsonLinesResultSink implements ResultSink
 {
@@ -109,6 +110,7 @@ public final class JsonLinesResultSink implements ResultSink
             field(json, "idle", header.idleMode());
             field(json, "warmup", header.warmup());
             field(json, "java", header.javaVersion());
+            field(json, "cpus", Runtime.getRuntime().availableProcessors());
             if (null != header.method())
             {
                 field(json, "method", header.method());
