@@ -29,7 +29,7 @@ public enum ShmCounter implements CounterType
     RING_FULL(6, "sends held back by a full ring", true),
     /** Receives completed successfully (a SEND or WRITE_WITH_IMM of the peer consumed a posted receive). */
     RECEIVES(7, "receives completed", true),
-    /** Payload bytes placed into posted receives. */
+    /** Payload bytes of SENDs placed into posted receives. */
     BYTES_RECEIVED(8, "payload bytes received (SEND)", true),
     /** RNR NAKs sent: a SEND of the peer found no posted receive here. */
     RNR_NAKS_SENT(9, "RNR NAKs sent", true),

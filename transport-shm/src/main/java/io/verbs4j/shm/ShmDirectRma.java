@@ -54,7 +54,7 @@ final class ShmDirectRma implements DirectExecutor
             bytes = carryOut(c, opcode, request, regions, offsets);
             if (NOT_DIRECT != bytes)
             {
-                qp.countRequest(opcode, Opcode.isAtomic(opcode) ? 0 : bytes);
+                qp.countRequest(opcode, bytes);
             }
         }
         finally

@@ -19,8 +19,8 @@ import io.verbs4j.spi.AbstractMemoryRegion;
 import io.verbs4j.spi.AbstractQueuePair;
 import io.verbs4j.spi.KeyTable;
 import io.verbs4j.spi.RegionMemory;
-import io.verbs4j.stat.SingleWriterCounters;
 import io.verbs4j.spi.WorkQueue;
+import io.verbs4j.stat.SingleWriterCounters;
 import org.agrona.BitUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.UnsafeApi;
@@ -793,7 +793,6 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
     }
 
-    /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
     /** The peer's ring has no room for the next record: the pump stops until the peer reads (back-pressure). */
     private void ringIsFull()
     {
@@ -836,6 +835,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         completeSend(pos, status, 0);
     }
 
+    /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
     private boolean windowOpen()
     {
         return nextMsn - (long)ACKED_SEEN.getAcquire(this) < FRAGMENT_WINDOW;
@@ -1258,7 +1258,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         if (WcStatus.SUCCESS == status)
         {
             expectedMsn = msn + 1;
-            countReceive(messageLength);
+            countReceive(opcode, messageLength);
             completeRecv(pos, WcStatus.SUCCESS, opcode, messageLength,
                 withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
                 withImm ? CompletionHandler.WITH_IMM : 0);
@@ -1278,11 +1278,17 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         return Action.BREAK;
     }
 
-    /** Counts a receive completed successfully (under the receive lock). */
-    private void countReceive(final long messageLength)
+    /**
+     * Counts a receive completed successfully (under the receive lock). The bytes of a WRITE_WITH_IMM went to the
+     * target region, not into the receive: only a SEND's count as received.
+     */
+    private void countReceive(final int opcode, final long messageLength)
     {
         counters.increment(ShmCounter.RECEIVES);
-        counters.add(ShmCounter.BYTES_RECEIVED, messageLength);
+        if (Opcode.RECV == opcode)
+        {
+            counters.add(ShmCounter.BYTES_RECEIVED, messageLength);
+        }
     }
 
     private Action onFragment(
@@ -1341,7 +1347,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             }
             fragRecvPos = -1;
             final boolean withImm = 0 != (flags & FrameDescriptor.FLAG_WITH_IMM);
-            countReceive(messageLength);
+            countReceive(Opcode.RECV, messageLength);
             completeRecv(pos, WcStatus.SUCCESS, Opcode.RECV, messageLength,
                 withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
                 withImm ? CompletionHandler.WITH_IMM : 0);

@@ -61,6 +61,12 @@ class ShmCountersTest extends ShmPairFixture
                 .sge(source, 0, WRITE_LENGTHS[i]).remote(target.address() + 65536, target.rkey())), client);
             expect(clientCq, 20 + i, WcStatus.SUCCESS, Opcode.RDMA_WRITE);
         }
+        // A WRITE_WITH_IMM consumes a receive, but its bytes go to the region: received, not "received (SEND)".
+        check(server.postRecv(new RecvRequest(1).wrId(50).sge(target, 0, 4096)), server);
+        check(client.postSend(new SendRequest(1).wrId(50).opcode(Opcode.RDMA_WRITE_WITH_IMM).immediateData(9)
+            .sge(source, 0, 64).remote(target.address() + 65536, target.rkey())), client);
+        expect(clientCq, 50, WcStatus.SUCCESS, Opcode.RDMA_WRITE_WITH_IMM);
+        expect(serverCq, 50, WcStatus.SUCCESS, Opcode.RECV_RDMA_WITH_IMM);
         check(client.postSend(new SendRequest(1).wrId(30).opcode(Opcode.RDMA_READ).sge(source, 4096, READ_LENGTH)
             .remote(target.address() + 65536, target.rkey())), client);
         expect(clientCq, 30, WcStatus.SUCCESS, Opcode.RDMA_READ);
@@ -69,12 +75,12 @@ class ShmCountersTest extends ShmPairFixture
         expect(clientCq, 40, WcStatus.SUCCESS, Opcode.ATOMIC_FETCH_AND_ADD);
 
         assertEquals(SEND_LENGTHS.length, clientCounter(ShmCounter.SENDS));
-        assertEquals(WRITE_LENGTHS.length, clientCounter(ShmCounter.RDMA_WRITES));
+        assertEquals(WRITE_LENGTHS.length + 1, clientCounter(ShmCounter.RDMA_WRITES));
         assertEquals(1, clientCounter(ShmCounter.RDMA_READS));
         assertEquals(1, clientCounter(ShmCounter.ATOMICS));
-        assertEquals(100 + 200 + 300 + 1000 + 24, clientCounter(ShmCounter.BYTES_SENT));
+        assertEquals(100 + 200 + 300 + 1000 + 24 + 64, clientCounter(ShmCounter.BYTES_SENT));
         assertEquals(READ_LENGTH, clientCounter(ShmCounter.BYTES_READ));
-        assertEquals(SEND_LENGTHS.length, serverCounter(ShmCounter.RECEIVES));
+        assertEquals(SEND_LENGTHS.length + 1, serverCounter(ShmCounter.RECEIVES));
         assertEquals(100 + 200 + 300, serverCounter(ShmCounter.BYTES_RECEIVED));
         assertEquals(0, serverCounter(ShmCounter.SENDS), "the server sent nothing");
         assertEquals(0, clientCounter(ShmCounter.RECEIVES), "the client received nothing");
@@ -89,7 +95,7 @@ class ShmCountersTest extends ShmPairFixture
 
         client.close();
         assertEquals(SEND_LENGTHS.length, clientCounter(ShmCounter.SENDS), "a closed queue pair's counts stay");
-        assertEquals(100 + 200 + 300 + 1000 + 24, clientCounter(ShmCounter.BYTES_SENT));
+        assertEquals(100 + 200 + 300 + 1000 + 24 + 64, clientCounter(ShmCounter.BYTES_SENT));
         target.close();
         source.close();
     }
