@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import io.verbs4j.ConnectionException;
 import io.verbs4j.Listener;
+import io.verbs4j.MemoryReservationException;
 import io.verbs4j.QueuePair;
 import io.verbs4j.VerbsException;
 import io.verbs4j.shm.protocol.ConnectRequestDescriptor;
@@ -140,8 +141,7 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
         boolean connected = false;
         try
         {
-            connectionMemory = MappedMemory.create(connectionFile, ConnectionSegmentDescriptor.length(ringCapacity),
-                ShmConfiguration.DIR_PROP_NAME);
+            connectionMemory = createConnectionSegment(connectionFile, ringCapacity);
             final UnsafeBuffer segment = new UnsafeBuffer(connectionMemory.addressOf(0),
                 ConnectionSegmentDescriptor.length(ringCapacity));
             segment.putInt(ConnectionSegmentDescriptor.RING_CAPACITY_OFFSET, ringCapacity);
@@ -306,5 +306,19 @@ final class ShmConnectionManager implements io.verbs4j.ConnectionManager
             throw new IllegalArgumentException("not an shm queue pair: " + qp);
         }
         return (ShmQueuePair)qp;
+    }
+
+    private RegionMemory createConnectionSegment(final Path connectionFile, final int ringCapacity)
+    {
+        try
+        {
+            return MappedMemory.create(connectionFile, ConnectionSegmentDescriptor.length(ringCapacity),
+                ShmConfiguration.DIR_PROP_NAME);
+        }
+        catch (final MemoryReservationException ex)
+        {
+            device.counters().increment(ShmCounter.SEGMENTS_REFUSED);
+            throw ex;
+        }
     }
 }

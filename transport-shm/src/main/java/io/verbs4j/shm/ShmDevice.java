@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.verbs4j.Capabilities;
@@ -26,13 +27,14 @@ import io.verbs4j.spi.AbstractProtectionDomain;
 import io.verbs4j.spi.MappedMemory;
 import io.verbs4j.spi.Progress;
 import io.verbs4j.spi.RegionMemory;
+import io.verbs4j.stat.StatRegistry;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * An opened shm device: owns its device segment (header, heartbeat, shared region table), the progress agent, the
  * connection manager, the mappings of the peers' device segments and the list of connected queue pairs that
- * progress serves.
+ * progress serves; and its {@link #counter(ShmCounter) counters}.
  */
 public final class ShmDevice extends AbstractDevice
 {
@@ -53,6 +55,7 @@ public final class ShmDevice extends AbstractDevice
 
     private static final System.Logger LOG = System.getLogger("io.verbs4j.shm");
     private static final ShmQueuePair[] NO_QPS = new ShmQueuePair[0];
+    private static final AtomicInteger DEVICES = new AtomicInteger();
     /** How often progress looks for peers that closed or whose process is gone (between heartbeat checks). */
     private static final long EXIT_CHECK_INTERVAL_NS = 10_000_000L;
 
@@ -75,6 +78,8 @@ public final class ShmDevice extends AbstractDevice
     private final AgentRunner runner;
     private final ShmConnectionManager connectionManager;
     private final Map<String, ShmPeer> peers = new HashMap<>();
+    private final ShmCounters counters = new ShmCounters();
+    private final StatRegistry.Registration stat;
     private volatile ShmQueuePair[] active = NO_QPS;
     private volatile ShmPeer[] activePeers = new ShmPeer[0];
     private long heartbeat;
@@ -131,6 +136,22 @@ public final class ShmDevice extends AbstractDevice
         {
             runner = null;
         }
+        stat = StatRegistry.register("shm device " + DEVICES.incrementAndGet(), counters.source());
+    }
+
+    /**
+     * @param counter a counter.
+     * @return its value now (the data-path counters summed over this device's queue pairs, closed ones included).
+     */
+    public long counter(final ShmCounter counter)
+    {
+        return counters.get(counter);
+    }
+
+    /** @return the counters, for this provider's classes. */
+    ShmCounters counters()
+    {
+        return counters;
     }
 
     /** @return this process's id. */
@@ -203,6 +224,7 @@ public final class ShmDevice extends AbstractDevice
     /** {@inheritDoc} */
     protected void onClose()
     {
+        stat.close();
         if (null != runner)
         {
             runner.close();

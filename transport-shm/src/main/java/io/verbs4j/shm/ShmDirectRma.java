@@ -52,6 +52,10 @@ final class ShmDirectRma implements DirectExecutor
         try
         {
             bytes = carryOut(c, opcode, request, regions, offsets);
+            if (NOT_DIRECT != bytes)
+            {
+                qp.countRequest(opcode, bytes);
+            }
         }
         finally
         {

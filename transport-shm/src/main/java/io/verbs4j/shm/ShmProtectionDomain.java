@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 
+import io.verbs4j.MemoryReservationException;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.spi.AbstractMemoryRegion;
 import io.verbs4j.spi.AbstractProtectionDomain;
@@ -56,10 +57,15 @@ public final class ShmProtectionDomain extends AbstractProtectionDomain
             final long fileId = device.nextFileId();
             final Path file = device.files().region(device.pid(), device.deviceId(), fileId);
             final RegionMemory memory = MappedMemory.create(file, length, ShmConfiguration.DIR_PROP_NAME);
+            device.counters().increment(ShmCounter.SEGMENTS_CREATED);
             return new ShmMemoryRegion(this, memory, lkey, rkey, access, slot, fileId, file);
         }
         catch (final RuntimeException ex)
         {
+            if (ex instanceof MemoryReservationException)
+            {
+                device.counters().increment(ShmCounter.SEGMENTS_REFUSED);
+            }
             device.freeSlot(slot);
             throw ex;
         }

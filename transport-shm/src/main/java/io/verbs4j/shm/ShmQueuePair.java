@@ -20,6 +20,7 @@ import io.verbs4j.spi.AbstractQueuePair;
 import io.verbs4j.spi.KeyTable;
 import io.verbs4j.spi.RegionMemory;
 import io.verbs4j.spi.WorkQueue;
+import io.verbs4j.stat.SingleWriterCounters;
 import org.agrona.BitUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.UnsafeApi;
@@ -104,6 +105,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     private final int inflightMask;
     private final int rnrRetry;
     private final long rnrTimerNs;
+    /** Data-path counters: the send-side ones written under SEND_LOCK, the receive-side ones under RECV_LOCK. */
+    private final SingleWriterCounters counters;
 
     private volatile ShmConnection connection;
     @SuppressWarnings("unused")
@@ -160,6 +163,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         this.inflightMask = capacity - 1;
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
+        this.counters = device.counters().attach();
         installDirectExecutor(new ShmDirectRma(this));
     }
 
@@ -247,6 +251,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             throw ex;
         }
         device.addActive(this);
+        device.counters().increment(ShmCounter.CONNECTIONS_ESTABLISHED);
     }
 
     /** {@inheritDoc} */
@@ -261,6 +266,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         final ShmConnection c = connection;
         if (null != c)
         {
+            device.counters().increment(ShmCounter.CONNECTIONS_FAILED);
             c.putClosed();
         }
     }
@@ -275,6 +281,8 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
     protected void onClose()
     {
         unbind(true);
+        // Both sides' locks are retired now: nothing writes the counters any more.
+        device.counters().detach(counters);
     }
 
     private void unbind(final boolean retire)
@@ -456,7 +464,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                 {
                     if (!localRegionsOpen(sq, pos))
                     {
-                        completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                        failSend(pos, WcStatus.LOC_PROT_ERR);
                         return;
                     }
                     if (!sendRecord(c, pos, opcode))
@@ -476,7 +484,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             if (!localRegionsOpen(sq, pos))
             {
                 // A region named by the request was closed after the post (or its lkey was bad): no copy.
-                completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                failSend(pos, WcStatus.LOC_PROT_ERR);
                 return;
             }
             switch (opcode)
@@ -487,6 +495,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     {
                         return;
                     }
+                    countRequest(opcode, sq.totalLength(pos));
                     break;
 
                 case Opcode.RDMA_WRITE_WITH_IMM:
@@ -499,7 +508,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                         }
                         if (WcStatus.SUCCESS != status)
                         {
-                            completeSend(pos, status, 0);
+                            failSend(pos, status);
                             return;
                         }
                         dataWrittenPos = pos;
@@ -517,11 +526,12 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     {
                         return;
                     }
-                    completeSend(pos, status, WcStatus.SUCCESS == status ? (int)sq.totalLength(pos) : 0);
                     if (WcStatus.SUCCESS != status)
                     {
+                        failSend(pos, status);
                         return;
                     }
+                    completeSend(pos, status, (int)sq.totalLength(pos));
                     break;
                 }
             }
@@ -574,13 +584,14 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         final WorkQueue sq = sendQueue();
         final boolean atomic = Opcode.isAtomic(opcode);
         final long length = atomic ? 8 : sq.totalLength(pos);
-        if (0 == length)
-        {
-            return WcStatus.SUCCESS;
-        }
         if (servedPos == pos)
         {
             return served(c, pos, opcode, length);
+        }
+        countRequest(opcode, length);
+        if (0 == length)
+        {
+            return WcStatus.SUCCESS;
         }
         final ShmPeer.Region region = peerRegion(c, sq.rkey(pos));
         if (null != region && !region.isShared())
@@ -686,7 +697,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             final int index = ring.tryClaim(FrameDescriptor.TYPE_READ_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH);
             if (index < 0)
             {
-                ringFull = true;
+                ringIsFull();
                 return SERVED;
             }
             final long msn = putRequest(buffer, index, pos, 0, chunk, remote + servedDone, 0, 0, 0);
@@ -700,7 +711,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             final int index = ring.tryClaim(FrameDescriptor.TYPE_ATOMIC_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH);
             if (index < 0)
             {
-                ringFull = true;
+                ringIsFull();
                 return SERVED;
             }
             final long msn = putRequest(buffer, index, pos, 0, 8, remote, opcode, sq.compareAdd(pos), sq.swap(pos));
@@ -719,7 +730,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     FrameDescriptor.TYPE_WRITE_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) : -1;
                 if (index < 0)
                 {
-                    ringFull = true;
+                    ringIsFull();
                     return SERVED;
                 }
                 final boolean last = servedDone + fragment == length;
@@ -782,6 +793,48 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
     }
 
+    /** The peer's ring has no room for the next record: the pump stops until the peer reads (back-pressure). */
+    private void ringIsFull()
+    {
+        ringFull = true;
+        counters.increment(ShmCounter.RING_FULL);
+    }
+
+    /** Counts a request the send side takes up (under the send lock; the direct path too). */
+    void countRequest(final int opcode, final long length)
+    {
+        switch (opcode)
+        {
+            case Opcode.SEND:
+            case Opcode.SEND_WITH_IMM:
+                counters.increment(ShmCounter.SENDS);
+                counters.add(ShmCounter.BYTES_SENT, length);
+                break;
+
+            case Opcode.RDMA_WRITE:
+            case Opcode.RDMA_WRITE_WITH_IMM:
+                counters.increment(ShmCounter.RDMA_WRITES);
+                counters.add(ShmCounter.BYTES_SENT, length);
+                break;
+
+            case Opcode.RDMA_READ:
+                counters.increment(ShmCounter.RDMA_READS);
+                counters.add(ShmCounter.BYTES_READ, length);
+                break;
+
+            default:
+                counters.increment(ShmCounter.ATOMICS);
+                break;
+        }
+    }
+
+    /** Completes a send request with an error status; errors are rare, so the device's atomic counts them. */
+    private void failSend(final long pos, final int status)
+    {
+        device.counters().increment(ShmCounter.ERROR_COMPLETIONS);
+        completeSend(pos, status, 0);
+    }
+
     /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
     private boolean windowOpen()
     {
@@ -832,7 +885,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         final int index = ring.tryClaim(type, recordLength);
         if (index < 0)
         {
-            ringFull = true;
+            ringIsFull();
             return false;
         }
         final AtomicBuffer buffer = ring.buffer();
@@ -899,7 +952,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                     -1;
             if (index < 0)
             {
-                ringFull = true;
+                ringIsFull();
                 return false;
             }
             final boolean last = fragDone + fragment == total;
@@ -1062,7 +1115,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
                         }
                         else
                         {
-                            completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+                            failSend(pos, WcStatus.LOC_PROT_ERR);
                         }
                     }
                     SERVED_WAIT_MSN.setVolatile(this, NO_WAIT);
@@ -1078,7 +1131,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         {
             errorSeen = true;
             final long pos = inflightPos[(int)(errorMsnPlusOne - 1) & inflightMask];
-            completeSend(pos, c.peerErrorStatus(), 0);
+            failSend(pos, c.peerErrorStatus());
             return work + 1;
         }
         final long rnrCount = c.peerRnrCount();
@@ -1090,7 +1143,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             lastNakMsn = msn;
             if (QueuePairConfig.RNR_RETRY_INFINITE != rnrRetry && rnrAttempts > rnrRetry)
             {
-                completeSend(inflightPos[(int)msn & inflightMask], WcStatus.RNR_RETRY_EXC_ERR, 0);
+                failSend(inflightPos[(int)msn & inflightMask], WcStatus.RNR_RETRY_EXC_ERR);
             }
             else
             {
@@ -1111,7 +1164,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         }
         if (!localRegionsOpen(sq, pos))
         {
-            completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
+            failSend(pos, WcStatus.LOC_PROT_ERR);
             return;
         }
         final long total = sq.totalLength(pos);
@@ -1177,6 +1230,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         if (pos < 0)
         {
             c.putRnrNak(msn, ++nakCount);
+            counters.increment(ShmCounter.RNR_NAKS_SENT);
             return Action.CONTINUE;
         }
         int opcode = Opcode.RECV;
@@ -1204,6 +1258,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         if (WcStatus.SUCCESS == status)
         {
             expectedMsn = msn + 1;
+            countReceive(opcode, messageLength);
             completeRecv(pos, WcStatus.SUCCESS, opcode, messageLength,
                 withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
                 withImm ? CompletionHandler.WITH_IMM : 0);
@@ -1218,8 +1273,22 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
         c.putAcked(expectedMsn);
         c.putError(msn, WcStatus.LOC_LEN_ERR == status ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR);
         fragRecvPos = -1;
+        device.counters().increment(ShmCounter.ERROR_COMPLETIONS);
         completeRecv(pos, status, opcode, 0, 0, 0);
         return Action.BREAK;
+    }
+
+    /**
+     * Counts a receive completed successfully (under the receive lock). The bytes of a WRITE_WITH_IMM went to the
+     * target region, not into the receive: only a SEND's count as received.
+     */
+    private void countReceive(final int opcode, final long messageLength)
+    {
+        counters.increment(ShmCounter.RECEIVES);
+        if (Opcode.RECV == opcode)
+        {
+            counters.add(ShmCounter.BYTES_RECEIVED, messageLength);
+        }
     }
 
     private Action onFragment(
@@ -1249,6 +1318,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             if (pos < 0)
             {
                 c.putRnrNak(msn, ++nakCount);
+                counters.increment(ShmCounter.RNR_NAKS_SENT);
                 return Action.CONTINUE;
             }
             if (messageLength > rq.totalLength(pos))
@@ -1277,6 +1347,7 @@ public final class ShmQueuePair extends AbstractQueuePair implements ControlledM
             }
             fragRecvPos = -1;
             final boolean withImm = 0 != (flags & FrameDescriptor.FLAG_WITH_IMM);
+            countReceive(Opcode.RECV, messageLength);
             completeRecv(pos, WcStatus.SUCCESS, Opcode.RECV, messageLength,
                 withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
                 withImm ? CompletionHandler.WITH_IMM : 0);

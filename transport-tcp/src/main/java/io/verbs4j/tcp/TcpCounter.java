@@ -3,10 +3,12 @@
 
 package io.verbs4j.tcp;
 
+import io.verbs4j.stat.CounterType;
+
 /**
  * The counters every tcp device keeps (read them with {@link TcpDevice#counter(TcpCounter)}).
  */
-public enum TcpCounter
+public enum TcpCounter implements CounterType
 {
     /** Payload bytes written to sockets (SEND, WRITE, READ_RESPONSE and atomic operands). */
     BYTES_SENT(0, "payload bytes sent"),
@@ -69,12 +71,14 @@ public enum TcpCounter
     }
 
     /** @return the counter's index. */
+    @Override
     public int id()
     {
         return id;
     }
 
     /** @return a human-readable label. */
+    @Override
     public String label()
     {
         return label;

@@ -63,13 +63,7 @@ public final class TcpDevice extends AbstractDevice
         this.tls = configuration.tls() ? TcpTls.of(configuration) : null;
         this.eventLoops = new TcpEventLoops(configuration);
         this.connectionManager = new TcpConnectionManager(this);
-        this.stat = StatRegistry.register("tcp device " + DEVICES.incrementAndGet(), sink ->
-        {
-            for (final TcpCounter counter : TcpCounter.values())
-            {
-                sink.counter(counter.label(), counters.get(counter));
-            }
-        });
+        this.stat = StatRegistry.register("tcp device " + DEVICES.incrementAndGet(), counters.source());
     }
 
     /** {@inheritDoc} */

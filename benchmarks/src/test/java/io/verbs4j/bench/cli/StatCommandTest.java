@@ -3,7 +3,13 @@
 
 package io.verbs4j.bench.cli;
 
+import io.verbs4j.Access;
+import io.verbs4j.Device;
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.Verbs;
 import io.verbs4j.bench.Main;
+import io.verbs4j.config.DeviceContext;
+import io.verbs4j.shm.ShmConfiguration;
 import io.verbs4j.stat.StatFile;
 import io.verbs4j.stat.StatPublisher;
 import io.verbs4j.stat.StatRegistry;
@@ -57,6 +63,26 @@ class StatCommandTest
         assertTrue(text.startsWith("pid " + ProcessHandle.current().pid() + ", sampled "), text);
         assertTrue(text.contains("\n  tcp device 77\n"), text);
         assertTrue(text.matches("(?s).*\n    payload bytes sent +1,234,567\n.*"), text);
+    }
+
+    @Test
+    void shouldPrintTheCountersOfAnOpenShmDevice() throws Exception
+    {
+        final Path shmDir = Files.createDirectories(dir.resolve("shm"));
+        try (StatPublisher publisher = StatRegistry.publishTo(dir, Duration.ofHours(1));
+             Device device = Verbs.open("shm", new DeviceContext().property(ShmConfiguration.DIR_PROP_NAME,
+                 shmDir.toString()));
+             MemoryRegion region = device.allocateProtectionDomain().allocate(4096, Access.LOCAL_WRITE))
+        {
+            publisher.publishNow();
+
+            assertEquals(0, run("stat", "--dir", dir.toString()), out::toString);
+        }
+        final String text = out.toString();
+        assertTrue(text.matches("(?s).*\n  shm device \\d+\n    SEND requests +0\n.*"), text);
+        assertTrue(text.matches("(?s).*\n    payload bytes received \\(SEND\\) +0\n.*"), text);
+        assertTrue(text.matches("(?s).*\n    region segments created +1\n.*"), text);
+        assertTrue(text.matches("(?s).*\n    segments refused for lack of space +0\n.*"), text);
     }
 
     @Test

@@ -3,6 +3,9 @@
 
 package io.verbs4j.collectives.observe;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.collectives.CollectiveException;
+import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
@@ -222,6 +226,105 @@ class ObservabilityTest
         assertTrue(histories.get(1).split("\n")[7].contains("#13 barrier"), histories.get(1));
         assertTrue(logged.messages().stream().anyMatch(m -> m.contains("communicator 'history' failed on rank 0 " +
             "of 2") && m.contains("#14 allReduce 4 B")), String.valueOf(logged.messages()));
+    }
+
+    @Test
+    void aPeerFailureLogsTheHistoryOfTheRankThatSawIt()
+    {
+        final LogCapture logged = new LogCapture();
+        try
+        {
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                final Communicator comm = Communicator.create(context(rank, size, store, "peer-failure")
+                    .opTimeout(Duration.ofSeconds(20)));
+                try
+                {
+                    final int[] one = {rank};
+                    for (int i = 0; i < 5; i++)
+                    {
+                        comm.allReduce(CommBuffer.of(one), CommBuffer.of(one), 1, DataType.INT32, ReduceOp.MAX);
+                    }
+                    store.set("peer-failure-calls-done-" + rank, new byte[0]);
+                    if (1 == rank)
+                    {
+                        // Once rank 0 is past call #5: abort, which fails this rank's links as a crash would.
+                        store.waitFor(List.of("peer-failure-calls-done-0"), Duration.ofSeconds(30));
+                        comm.abort();
+                        return;
+                    }
+                    final int[] four = new int[4];
+                    final CollectiveException ex = assertThrows(CollectiveException.class,
+                        () -> comm.allReduce(CommBuffer.of(four), CommBuffer.of(four), 4, DataType.INT32,
+                            ReduceOp.SUM));
+                    assertEquals(CollectiveException.Reason.PEER_FAILED, ex.reason(), ex.getMessage());
+                }
+                finally
+                {
+                    comm.close();
+                }
+            });
+        }
+        finally
+        {
+            logged.close();
+        }
+        final String dump = logged.messages().stream()
+            .filter(m -> m.contains("communicator 'peer-failure' failed on rank 0 of 2")).findFirst()
+            .orElseThrow(() -> new AssertionError("rank 0 logged no failure: " + logged.messages()));
+        final String[] lines = dump.split("\n");
+        assertTrue(dump.contains("\nlast collectives of rank 0 (oldest first):\n"), dump);
+        final String last = lines[lines.length - 1];
+        assertTrue(last.startsWith("  #6 allReduce 16 B") && last.endsWith(", FAILED"), dump);
+        final String before = lines[lines.length - 2];
+        assertTrue(before.startsWith("  #5 allReduce 4 B") && before.endsWith(", completed"), dump);
+        assertTrue(dump.contains("  #1 allReduce 4 B"), "the first call is still among the last 8: " + dump);
+    }
+
+    @Test
+    void theDebugSwitchPrintsTheInfoReportOfEachRankAtCreation()
+    {
+        final String before = System.getProperty(CollectivesConfiguration.DEBUG_PROP_NAME);
+        final PrintStream err = System.err;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try
+        {
+            System.setProperty(CollectivesConfiguration.DEBUG_PROP_NAME, "info");
+            assertTrue(new CommunicatorContext().debugInfo(), "-Dverbs4j.debug=info switches it on");
+            System.setProperty(CollectivesConfiguration.DEBUG_PROP_NAME, "WARN");
+            assertFalse(new CommunicatorContext().debugInfo(), "a level above INFO leaves it off");
+            System.setProperty(CollectivesConfiguration.DEBUG_PROP_NAME, "INFO");
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
+            {
+                try (Communicator comm = Communicator.create(context(rank, size, store, "debug-info")))
+                {
+                    comm.barrier();
+                }
+            });
+        }
+        finally
+        {
+            System.setErr(err);
+            if (null == before)
+            {
+                System.clearProperty(CollectivesConfiguration.DEBUG_PROP_NAME);
+            }
+            else
+            {
+                System.setProperty(CollectivesConfiguration.DEBUG_PROP_NAME, before);
+            }
+        }
+        final String text = captured.toString(StandardCharsets.UTF_8);
+        for (int rank = 0; rank < 2; rank++)
+        {
+            assertTrue(text.contains("verbs4j INFO communicator 'debug-info' rank " + rank + " of 2, host address "),
+                text);
+        }
+        assertTrue(text.contains("verbs4j INFO   peers: 0=self 1=shm\n"), text);
+        assertTrue(text.contains("verbs4j INFO   peers: 0=shm 1=self\n"), text);
+        assertTrue(text.contains("verbs4j INFO   cost model: "), text);
+        assertTrue(text.matches("(?s).*verbs4j INFO   allReduce by size: 1 B\\.\\..*"), text);
     }
 
     @Test
