@@ -4,7 +4,7 @@
 package io.verbs4j.bench.jmh;
 
 import io.verbs4j.MemoryRegion;
-import io.verbs4j.bench.launch.JvmFlags;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;

@@ -3,7 +3,7 @@
 
 package io.verbs4j.bench.jmh;
 
-import io.verbs4j.bench.launch.JvmFlags;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.bench.run.InProcessSession;
 import io.verbs4j.bench.spi.StreamInitiator;
 import io.verbs4j.bench.spi.TestKind;

@@ -25,7 +25,7 @@ import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.Verbs;
-import io.verbs4j.bench.launch.JvmFlags;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
 import io.verbs4j.tcp.TcpConfiguration;

@@ -19,7 +19,7 @@ import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
-import io.verbs4j.bench.launch.JvmFlags;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.config.DeviceContext;
 import io.verbs4j.tcp.TcpConfiguration;
 import org.agrona.concurrent.BackoffIdleStrategy;
