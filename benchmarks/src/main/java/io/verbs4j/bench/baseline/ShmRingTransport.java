@@ -25,24 +25,6 @@ public final class ShmRingTransport implements StreamTransport
      * {@inheritDoc}
      */
     @Override
-    public String name()
-    {
-        return "shm-memcpy";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "two processes, memcpy in and out of a /dev/shm slot ring (2 copies per message, same host)";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
     public boolean supports(final TestKind kind, final int messageBytes)
     {
         return TestKind.BANDWIDTH == kind && messageBytes >= 1 && messageBytes <= ShmRingLayout.MAX_MESSAGE_BYTES;

@@ -4,7 +4,6 @@
 package io.verbs4j.bench.jmh;
 
 import io.verbs4j.bench.run.InProcessSession;
-import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.TestKind;
 
@@ -26,7 +25,7 @@ final class SessionState
     /**
      * Opens a session that runs until closed.
      *
-     * @param transport    transport name from the standard registry.
+     * @param transport    transport name, a {@link io.verbs4j.bench.run.PerftestTransport} row.
      * @param kind         latency or bandwidth.
      * @param messageBytes message size.
      * @param window       messages per window (bandwidth), 1 for latency.
@@ -42,7 +41,7 @@ final class SessionState
     /**
      * Opens a session that runs until closed, with the given idle mode.
      *
-     * @param transport    transport name from the standard registry.
+     * @param transport    transport name, a {@link io.verbs4j.bench.run.PerftestTransport} row.
      * @param kind         latency or bandwidth.
      * @param messageBytes message size.
      * @param window       messages per window (bandwidth), 1 for latency.
@@ -56,6 +55,6 @@ final class SessionState
     {
         final SessionSpec spec = new SessionSpec(
             transport, kind, messageBytes, 0, SessionSpec.UNBOUNDED, window, busyPoll, TIMEOUT_MS);
-        return InProcessSession.open(TransportRegistry.standard(), spec);
+        return InProcessSession.open(spec);
     }
 }
