@@ -69,9 +69,10 @@ public enum PerftestTransport
     SHM_CACHELINE("shm-cacheline",
         "raw cache-line ping-pong of an 8-byte word through a /dev/shm mapping (same host)",
         new ShmCacheLineTransport()),
-    /** Baseline: a ring of slots in a shared mapping, a copy in and a copy out. */
+    /** Baseline: Agrona's one-to-one ring buffer in a shared mapping, a copy in and a copy out. */
     SHM_MEMCPY("shm-memcpy",
-        "two processes, memcpy in and out of a /dev/shm slot ring (2 copies per message, same host)",
+        "two processes, Agrona OneToOneRingBuffer in a /dev/shm mapping, copy in and out (2 copies per message, " +
+            "same host)",
         new ShmRingTransport()),
     /** Baseline: in-process memory copy, the ceiling of any copy-based transport. */
     MEMCPY("memcpy",
