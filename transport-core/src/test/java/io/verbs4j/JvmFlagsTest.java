@@ -3,9 +3,9 @@
 
 package io.verbs4j;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
+
+import io.verbs4j.launch.JvmLauncher;
 
 import org.junit.jupiter.api.Test;
 
@@ -33,9 +33,7 @@ class JvmFlagsTest
     @Test
     void shouldNameTheMissingFlag() throws Exception
     {
-        final Process process = new ProcessBuilder(List.of(
-            System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-            "-cp", System.getProperty("java.class.path"), Child.class.getName()))
+        final Process process = JvmLauncher.of(Child.class).withoutFlags().processBuilder()
             .redirectErrorStream(true).start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         process.waitFor();

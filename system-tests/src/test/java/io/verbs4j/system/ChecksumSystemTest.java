@@ -22,7 +22,7 @@ import io.verbs4j.QueuePairConfig;
 import io.verbs4j.SendRequest;
 import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
-import io.verbs4j.system.support.ChildJvm;
+import io.verbs4j.launch.ChildJvm;
 import io.verbs4j.system.support.Messages;
 import io.verbs4j.system.support.SystemTests;
 import org.junit.jupiter.api.AfterAll;

@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.collectives.CollectiveException;
-import io.verbs4j.system.support.ChildJvm;
+import io.verbs4j.launch.ChildJvm;
 import io.verbs4j.system.support.Resources;
 import io.verbs4j.system.support.SystemTests;
 

@@ -35,7 +35,7 @@ import io.verbs4j.config.DeviceContext;
 import io.verbs4j.system.support.Messages;
 
 /**
- * The peer process of the verbs system tests (driven by {@link io.verbs4j.system.support.ChildJvm}): a target that
+ * The peer process of the verbs system tests (driven by {@link io.verbs4j.launch.ChildJvm}): a target that
  * accepts connections, exposes a region for one-sided work, keeps receives posted and checks self-checking messages
  * ({@link Messages}); or a sender that streams SENDs to the test. Prints {@code BAD ...} as soon as a message is not
  * intact. Commands (one per line, answered {@code OK ...} / {@code ERR ...}):

@@ -37,7 +37,7 @@ import io.verbs4j.collectives.CommunicatorContext;
 import io.verbs4j.collectives.rendezvous.FileStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
-import io.verbs4j.system.support.ChildJvm;
+import io.verbs4j.launch.ChildJvm;
 import io.verbs4j.system.support.Messages;
 import io.verbs4j.system.support.Resources;
 import io.verbs4j.system.support.SystemTests;

@@ -3,29 +3,20 @@
 
 package io.verbs4j.conformance;
 
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.QpState;
+import io.verbs4j.launch.ChildJvm;
 
 /**
- * A {@link Peer} in a separate JVM process ({@link PeerMain}), driven over its stdin/stdout. The child gets the
- * test's class path and the JVM flags from the {@code verbs4j.test.jvmFlags} system property (set by Surefire).
+ * A {@link Peer} in a separate JVM process ({@link PeerMain}), driven over its stdin/stdout through a
+ * {@link ChildJvm} (the test's class path, {@link io.verbs4j.launch.JvmFlags}, a timeout on every answer).
  */
 public final class RemotePeer implements Peer
 {
-    private final Process process;
-    private final PrintStream commands;
-    private final BufferedReader replies;
-    private final long pid;
+    private final ChildJvm child;
 
     /**
      * Starts the child and waits until its device is open.
@@ -35,45 +26,16 @@ public final class RemotePeer implements Peer
      */
     public RemotePeer(final String providerName, final Map<String, String> properties)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
-        for (final String flag : flags.trim().split("\\s+"))
-        {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
-        }
-        command.add("-Xmx256m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(PeerMain.class.getName());
-        command.add(providerName);
-        properties.forEach((k, v) -> command.add(k + "=" + v));
-        try
-        {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException("cannot start peer JVM: " + ex, ex);
-        }
-        commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        final String ready = readLine();
-        if (!ready.startsWith("READY "))
-        {
-            process.destroyForcibly();
-            throw new IllegalStateException("peer JVM did not start: " + ready);
-        }
-        pid = Long.parseLong(ready.substring(6).trim());
+        final List<String> args = new ArrayList<>();
+        args.add(providerName);
+        properties.forEach((k, v) -> args.add(k + "=" + v));
+        child = new ChildJvm("conformance peer " + providerName, List.of("-Xmx256m"), PeerMain.class, args);
     }
 
     /** @return the child's process id. */
     public long pid()
     {
-        return pid;
+        return child.pid();
     }
 
     /**
@@ -81,15 +43,7 @@ public final class RemotePeer implements Peer
      */
     public void kill()
     {
-        process.destroyForcibly();
-        try
-        {
-            process.waitFor(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        child.kill();
     }
 
     /** {@inheritDoc} */
@@ -147,7 +101,7 @@ public final class RemotePeer implements Peer
     /** {@inheritDoc} */
     public byte[] awaitAccepted(final long timeoutMs)
     {
-        return PeerMain.bytes(call("AWAIT_ACCEPT " + timeoutMs));
+        return PeerMain.bytes(call("AWAIT_ACCEPT " + timeoutMs, timeoutMs));
     }
 
     /** {@inheritDoc} */
@@ -159,7 +113,7 @@ public final class RemotePeer implements Peer
     /** {@inheritDoc} */
     public Completion[] pollRecv(final int count, final long timeoutMs)
     {
-        final String[] r = call("POLL_RECV " + count + " " + timeoutMs).split(" ");
+        final String[] r = call("POLL_RECV " + count + " " + timeoutMs, timeoutMs).split(" ");
         final Completion[] out = new Completion[Integer.parseInt(r[0])];
         for (int i = 0; i < out.length; i++)
         {
@@ -221,7 +175,7 @@ public final class RemotePeer implements Peer
     /** {@inheritDoc} */
     public String mixedAwait(final long timeoutMs)
     {
-        final String reply = call("MIX_AWAIT " + timeoutMs);
+        final String reply = call("MIX_AWAIT " + timeoutMs, timeoutMs);
         return "PASS".equals(reply) ? null : reply.substring(reply.indexOf(' ') + 1);
     }
 
@@ -235,50 +189,17 @@ public final class RemotePeer implements Peer
     /** {@inheritDoc} */
     public void close()
     {
-        if (process.isAlive())
-        {
-            try
-            {
-                call("EXIT");
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-            catch (final RuntimeException | InterruptedException ex)
-            {
-                process.destroyForcibly();
-            }
-        }
-        if (process.isAlive())
-        {
-            process.destroyForcibly();
-        }
+        child.close();
     }
 
-    private synchronized String call(final String command)
+    private String call(final String command)
     {
-        commands.println(command);
-        final String reply = readLine();
-        if (reply.startsWith("OK"))
-        {
-            return reply.length() > 3 ? reply.substring(3) : "";
-        }
-        throw new IllegalStateException("peer failed '" + command.split(" ")[0] + "': " + reply);
+        return child.call(command);
     }
 
-    private String readLine()
+    /** A command that itself waits up to {@code timeoutMs} gets that much longer for its answer. */
+    private String call(final String command, final long timeoutMs)
     {
-        try
-        {
-            final String line = replies.readLine();
-            if (null == line)
-            {
-                throw new IllegalStateException("peer JVM exited (exit code " +
-                    (process.isAlive() ? "?" : process.exitValue()) + ")");
-            }
-            return line;
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException("peer pipe failed: " + ex, ex);
-        }
+        return child.call(command, ChildJvm.CALL_TIMEOUT_MS + timeoutMs);
     }
 }

@@ -3,14 +3,9 @@
 
 package io.verbs4j.shm;
 
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -27,6 +22,7 @@ import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
+import io.verbs4j.launch.ChildJvm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +41,7 @@ class ShmCrossProcessTest
     private static final int CHILD_ADDS = 200_000;
 
     private Path dir;
-    private Process child;
+    private ChildJvm child;
     private Device device;
 
     @BeforeEach
@@ -59,7 +55,7 @@ class ShmCrossProcessTest
     {
         if (null != child)
         {
-            child.destroyForcibly();
+            child.close();
         }
         if (null != device)
         {
@@ -68,50 +64,29 @@ class ShmCrossProcessTest
         ShmTestSupport.deleteDir(dir);
     }
 
-    private Process startChild(final String name) throws Exception
+    private ChildJvm startChild(final String name)
     {
         return startChild(name, true);
     }
 
-    private Process startChild(final String name, final boolean progressThread) throws Exception
+    private ChildJvm startChild(final String name, final boolean progressThread)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
-        for (final String flag : flags.trim().split("\\s+"))
+        final ChildJvm process = ChildJvm.builder("shm child " + name, ShmChildProcess.class)
+            .jvmArgs(List.of("-Xmx256m"))
+            .args(List.of(dir.toString(), name, Integer.toString(CHILD_ADDS), Boolean.toString(progressThread)))
+            .mergeStderr()
+            .echo(System.out, "[child] ")
+            .start();
+        try
         {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
+            process.awaitLine("LISTENING", ChildJvm.CALL_TIMEOUT_MS);
         }
-        command.add("-Xmx256m");
-        command.add("-cp");
-        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-            .replace(' ', File.pathSeparatorChar).isEmpty() ? System.getProperty("java.class.path") :
-            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-        command.add(ShmChildProcess.class.getName());
-        command.add(dir.toString());
-        command.add(name);
-        command.add(Integer.toString(CHILD_ADDS));
-        command.add(Boolean.toString(progressThread));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-            StandardCharsets.UTF_8));
-        final StringBuilder seen = new StringBuilder();
-        String line;
-        while (null != (line = out.readLine()))
+        catch (final RuntimeException ex)
         {
-            if (line.contains("LISTENING"))
-            {
-                final Thread drain = new Thread(() -> out.lines().forEach(l -> System.out.println("[child] " + l)));
-                drain.setDaemon(true);
-                drain.start();
-                return process;
-            }
-            seen.append(line).append('\n');
+            process.close();
+            throw ex;
         }
-        throw new IllegalStateException("child exited with " + process.waitFor() + ":\n" + seen);
+        return process;
     }
 
     @Test
@@ -222,8 +197,7 @@ class ShmCrossProcessTest
         assertEquals(0, cq.poll(batch, 1), "sends must wait on RNR");
         qp.postRecv(recv.clearSges().wrId(1002).sge(local, 2 << 20, 1 << 20));
         final long killedAt = System.nanoTime();
-        child.destroyForcibly();
-        child.waitFor(10, TimeUnit.SECONDS);
+        child.kill();
         expect(cq, batch, 7, WcStatus.RETRY_EXC_ERR);
         final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         assertTrue(detectedMs < 3_000, "detected after " + detectedMs + " ms");
@@ -309,7 +283,7 @@ class ShmCrossProcessTest
         device.connectionManager().connect(qp, "shm://xp-stop", new byte[0], java.time.Duration.ofSeconds(20));
         final CompletionBatch batch = new CompletionBatch(16);
         Thread.sleep(100);
-        signal("STOP", child.pid());
+        child.stop();
         try
         {
             final long stoppedAt = System.nanoTime();
@@ -326,7 +300,7 @@ class ShmCrossProcessTest
         }
         finally
         {
-            signal("CONT", child.pid());
+            child.resume();
         }
     }
 
@@ -337,18 +311,12 @@ class ShmCrossProcessTest
         final String[] before = ShmTestSupport.fileNames(dir);
         assertTrue(null != before && before.length >= 4, "child's device, regions and listener files: " +
             java.util.Arrays.toString(before));
-        child.destroyForcibly();
-        assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+        child.kill();
+        assertTrue(!child.isAlive(), "SIGKILL ended the child");
         assertEquals(before.length, ShmTestSupport.fileCount(dir), "SIGKILL leaves the files");
         ShmTestSupport.open(dir, false).close();
         assertEquals(0, ShmTestSupport.fileCount(dir),
             "left: " + java.util.Arrays.toString(ShmTestSupport.fileNames(dir)));
-    }
-
-    private static void signal(final String name, final long pid) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && 0 == kill.exitValue(), "kill -" + name + " " + pid);
     }
 
     private static void expect(final CompletionQueue cq, final CompletionBatch batch, final long wrId, final int status)

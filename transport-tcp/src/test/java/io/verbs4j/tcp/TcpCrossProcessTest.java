@@ -6,14 +6,8 @@ package io.verbs4j.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -31,6 +25,7 @@ import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
+import io.verbs4j.launch.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,12 +39,12 @@ class TcpCrossProcessTest
     @Test
     void shouldRunEveryVerbAgainstAnotherProcessAndSurviveItsDeath() throws Exception
     {
-        final Process child = startChild();
-        try (Device device = Verbs.open("tcp"))
+        try (ChildJvm child = ChildJvm.builder("tcp child peer", TcpChildPeer.class)
+            .jvmArgs(List.of("-Xmx256m")).start();
+            Device device = Verbs.open("tcp"))
         {
-            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8));
-            final String endpoint = awaitLine(out, "ENDPOINT ").substring("ENDPOINT ".length());
+            final String endpoint = child.awaitLine("ENDPOINT ", ChildJvm.CALL_TIMEOUT_MS)
+                .substring("ENDPOINT ".length());
             final ProtectionDomain pd = device.allocateProtectionDomain();
             final CompletionQueue cq = device.createCompletionQueue(256);
             final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq));
@@ -58,7 +53,7 @@ class TcpCrossProcessTest
             final ByteBuffer peer = ByteBuffer.wrap(info);
             final long address = peer.getLong();
             final int rkey = peer.getInt();
-            awaitLine(out, "CONNECTED");
+            child.awaitLine("CONNECTED", ChildJvm.CALL_TIMEOUT_MS);
             final MemoryRegion local = pd.allocate(1 << 20, Access.LOCAL_WRITE);
             for (int i = 0; i < 8192; i++)
             {
@@ -98,7 +93,7 @@ class TcpCrossProcessTest
 
             // kill -9: the socket is reset by the kernel; outstanding work must complete, bounded.
             qp.postRecv(new RecvRequest(1).wrId(10).sge(local, 500_000, 100));
-            child.destroyForcibly();
+            child.kill();
             final long start = System.nanoTime();
             final CompletionBatch flushed = TcpPair.await(cq, 1);
             final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -109,44 +104,10 @@ class TcpCrossProcessTest
             assertEquals(QueuePair.OK, qp.postSend(new SendRequest(1).wrId(11).sge(local, 0, 8)));
             assertEquals(WcStatus.WR_FLUSH_ERR, TcpPair.await(cq, 1).status(0));
         }
-        finally
-        {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
-        }
     }
 
     private static void post(final QueuePair qp, final SendRequest request)
     {
         assertEquals(QueuePair.OK, qp.postSend(request), "wrId " + request.wrId());
-    }
-
-    private static Process startChild() throws Exception
-    {
-        final List<String> command = new ArrayList<>();
-        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
-        if (!flags.isBlank())
-        {
-            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
-        }
-        command.add("-Xmx256m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(TcpChildPeer.class.getName());
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    }
-
-    private static String awaitLine(final BufferedReader out, final String prefix) throws Exception
-    {
-        String line;
-        while (null != (line = out.readLine()))
-        {
-            if (line.startsWith(prefix))
-            {
-                return line;
-            }
-        }
-        throw new IllegalStateException("child exited before printing " + prefix);
     }
 }

@@ -3,14 +3,8 @@
 
 package io.verbs4j.tcp;
 
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +23,7 @@ import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
 import io.verbs4j.config.CoreConfiguration;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.launch.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -72,16 +67,15 @@ class TcpLargeMessageTest
 
     private static void crossProcess(final String directWrite) throws Exception
     {
-        final Process child = startChild(directWrite);
         // A generous peer timeout: on a loaded machine a silent half second is not what this test looks for (a
         // corrupt stream closes the connection at once, as a protocol error).
         final DeviceContext context = new DeviceContext().property(TcpConfiguration.DIRECT_WRITE_PROP_NAME,
             directWrite).peerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(PEER_TIMEOUT_MS));
-        try (Device device = Verbs.open("tcp", context))
+        try (ChildJvm child = startChild(directWrite);
+            Device device = Verbs.open("tcp", context))
         {
-            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8));
-            final String endpoint = awaitLine(out, "ENDPOINT ").substring("ENDPOINT ".length());
+            final String endpoint = child.awaitLine("ENDPOINT ", ChildJvm.CALL_TIMEOUT_MS)
+                .substring("ENDPOINT ".length());
             final ProtectionDomain pd = device.allocateProtectionDomain();
             final LargeMessageStream[] streams = new LargeMessageStream[CROSS_PROCESS_QUEUE_PAIRS];
             for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
@@ -111,52 +105,24 @@ class TcpLargeMessageTest
             {
                 threads[q].join();
             }
-            final String childResult = awaitLine(out, "RESULT ");
+            // The class timeout bounds the whole test; the child's stream may take most of it on a loaded machine.
+            final String childResult = child.awaitLine("RESULT ", TimeUnit.SECONDS.toMillis(180));
             for (int q = 0; q < CROSS_PROCESS_QUEUE_PAIRS; q++)
             {
                 assertEquals(null, errors[q], "parent queue pair " + q + " (child: " + childResult + ")");
             }
             assertEquals("RESULT OK", childResult);
         }
-        finally
-        {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
-        }
     }
 
-    private static Process startChild(final String directWrite) throws Exception
+    private static ChildJvm startChild(final String directWrite)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
-        if (!flags.isBlank())
-        {
-            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
-        }
-        command.add("-Xmx256m");
-        command.add("-D" + TcpConfiguration.DIRECT_WRITE_PROP_NAME + "=" + directWrite);
-        command.add("-D" + CoreConfiguration.PEER_TIMEOUT_PROP_NAME + "=" + PEER_TIMEOUT_MS);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(TcpLargeMessagePeer.class.getName());
-        command.add(String.valueOf(CROSS_PROCESS_QUEUE_PAIRS));
-        command.add(String.valueOf(SIZE));
-        command.add(String.valueOf(CROSS_PROCESS_ROUNDS));
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    }
-
-    private static String awaitLine(final BufferedReader out, final String prefix) throws Exception
-    {
-        String line;
-        while (null != (line = out.readLine()))
-        {
-            if (line.startsWith(prefix))
-            {
-                return line;
-            }
-        }
-        throw new IllegalStateException("child exited before printing " + prefix);
+        return ChildJvm.builder("tcp large-message peer", TcpLargeMessagePeer.class)
+            .jvmArgs(List.of("-Xmx256m", "-D" + TcpConfiguration.DIRECT_WRITE_PROP_NAME + "=" + directWrite,
+                "-D" + CoreConfiguration.PEER_TIMEOUT_PROP_NAME + "=" + PEER_TIMEOUT_MS))
+            .args(List.of(String.valueOf(CROSS_PROCESS_QUEUE_PAIRS), String.valueOf(SIZE),
+                String.valueOf(CROSS_PROCESS_ROUNDS)))
+            .start();
     }
 
     private static void pingPong(final DeviceContext clientContext, final DeviceContext serverContext)

@@ -23,24 +23,6 @@ public final class MemcpyTransport implements StreamTransport
      * {@inheritDoc}
      */
     @Override
-    public String name()
-    {
-        return "memcpy";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "single-thread Unsafe.copyMemory between two off-heap buffers, in-process (bytes copied per second)";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
     public boolean needsPeer()
     {
         return false;

@@ -40,19 +40,11 @@ public final class NettyTransport implements PingPongTransport, StreamTransport
     public static final int MAX_MESSAGE_BYTES = 1 << 30;
 
     /**
-     * {@inheritDoc}
+     * What the {@code netty} row measures, naming the event loop this JVM gets (epoll, else NIO).
+     *
+     * @return the description line.
      */
-    @Override
-    public String name()
-    {
-        return "netty";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
+    public static String description()
     {
         return "plain Netty " + (Epoll.isAvailable() ? "epoll" : "NIO") + " echo/stream, TCP_NODELAY, pooled direct " +
             "ByteBufs, one event loop per side";

@@ -43,26 +43,6 @@ public final class NioTransport implements PingPongTransport, StreamTransport
      * {@inheritDoc}
      */
     @Override
-    public String name()
-    {
-        return polling ? "nio-poll" : "nio";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return polling ?
-            "SocketChannel non-blocking, polled with the idle strategy (--busy-poll: pure busy-poll), direct buffer" :
-            "SocketChannel blocking, direct ByteBuffer, TCP_NODELAY";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
     public boolean supports(final TestKind kind, final int messageBytes)
     {
         return messageBytes >= 1 && messageBytes <= MAX_MESSAGE_BYTES;

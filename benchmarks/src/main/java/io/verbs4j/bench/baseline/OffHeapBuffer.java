@@ -5,6 +5,7 @@ package io.verbs4j.bench.baseline;
 
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 
@@ -51,6 +52,16 @@ final class OffHeapBuffer
     int length()
     {
         return length;
+    }
+
+    /**
+     * An Agrona view of the usable bytes; it holds the buffer, so the memory lives as long as the view.
+     *
+     * @return a new view of {@link #length()} bytes.
+     */
+    UnsafeBuffer view()
+    {
+        return new UnsafeBuffer(buffer, 0, length);
     }
 
     private static int alignUp(final int length)

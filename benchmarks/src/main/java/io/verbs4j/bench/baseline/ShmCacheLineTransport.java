@@ -26,24 +26,6 @@ public final class ShmCacheLineTransport implements PingPongTransport
      * {@inheritDoc}
      */
     @Override
-    public String name()
-    {
-        return "shm-cacheline";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "raw cache-line ping-pong of an 8-byte word through a /dev/shm mapping (same host)";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
     public boolean supports(final TestKind kind, final int messageBytes)
     {
         return TestKind.LATENCY == kind && MESSAGE_BYTES == messageBytes;

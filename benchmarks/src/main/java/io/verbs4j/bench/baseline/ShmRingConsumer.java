@@ -6,18 +6,21 @@ package io.verbs4j.bench.baseline;
 import io.verbs4j.bench.spi.Responder;
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.WaitLoop;
-import org.agrona.UnsafeApi;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 import java.util.concurrent.TimeoutException;
 
 /**
- * Responder of {@code shm-memcpy}: copies every message out of its slot into a private buffer and releases
- * CONSUMED, for {@link SessionSpec#totalIterations()} messages.
+ * Responder of {@code shm-memcpy}: reads every message from the ring and copies it into a private buffer (Agrona's
+ * read also zeroes the consumed records), for {@link SessionSpec#totalIterations()} messages.
  */
 final class ShmRingConsumer implements Responder
 {
     private final SessionSpec spec;
     private final MappedFile file;
+    private final OneToOneRingBuffer ring;
     private final WaitLoop waitLoop;
     private final ServeGuard guard;
 
@@ -25,6 +28,8 @@ final class ShmRingConsumer implements Responder
     {
         this.spec = spec;
         this.file = file;
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(file.address(),
+            (int)ShmRingLayout.fileLength(spec.messageBytes())));
         this.waitLoop = WaitLoop.forSession(spec);
         this.guard = new ServeGuard(waitLoop);
     }
@@ -57,26 +62,20 @@ final class ShmRingConsumer implements Responder
 
     private void consume() throws TimeoutException
     {
-        final OffHeapBuffer destination = new OffHeapBuffer(spec.messageBytes());
-        final long producedAddress = file.address() + ShmRingLayout.PRODUCED_OFFSET;
-        final long consumedAddress = file.address() + ShmRingLayout.CONSUMED_OFFSET;
-        final long dataAddress = file.address() + ShmRingLayout.DATA_OFFSET;
-        final long slotLength = ShmRingLayout.slotLength(spec.messageBytes());
-        final int slotCount = ShmRingLayout.slotCount(spec.messageBytes());
-        final int length = destination.length();
-        long producedSeen = 0;
+        final UnsafeBuffer copy = new OffHeapBuffer(spec.messageBytes()).view();
+        final MessageHandler handler = (msgTypeId, buffer, index, length) -> copy.putBytes(0, buffer, index, length);
         for (long consumed = 0, total = spec.totalIterations(); consumed < total; )
         {
-            if (producedSeen == consumed)
+            final int read = ring.read(handler, (int)Math.min(Integer.MAX_VALUE, total - consumed));
+            if (0 == read)
+            {
+                waitLoop.idle();
+            }
+            else
             {
                 waitLoop.reset();
-                while ((producedSeen = UnsafeApi.getLongVolatile(null, producedAddress)) == consumed)
-                {
-                    waitLoop.idle();
-                }
+                consumed += read;
             }
-            UnsafeApi.copyMemory(dataAddress + (consumed % slotCount) * slotLength, destination.address(), length);
-            UnsafeApi.putLongRelease(null, consumedAddress, ++consumed);
         }
     }
 

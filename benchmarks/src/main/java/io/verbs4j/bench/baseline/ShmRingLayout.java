@@ -3,73 +3,49 @@
 
 package io.verbs4j.bench.baseline;
 
+import org.agrona.BitUtil;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
 /**
- * Layout of the {@code shm-memcpy} file: a single-producer single-consumer ring of fixed-size slots.
- * <pre>
- *   0                 128               256          4096 (data, page aligned)
- *   +-----------------+-----------------+---- ... ---+-----------+-----------+-- ... --+
- *   | PRODUCED (long) | CONSUMED (long) | padding    | slot 0    | slot 1    |         |
- *   | initiator       | responder       |            | slotLength bytes each ...       |
- *   +-----------------+-----------------+---- ... ---+-----------+-----------+-- ... --+
- * </pre>
- * PRODUCED and CONSUMED count messages since the start of the session; message {@code m} lives in slot
- * {@code m % slotCount}. The producer copies a message in, then releases PRODUCED; the consumer copies it out to
- * its private buffer, then releases CONSUMED. Both sides derive the geometry from the message size.
+ * Geometry of the {@code shm-memcpy} file: an Agrona {@link org.agrona.concurrent.ringbuffer.OneToOneRingBuffer}
+ * (its record and trailer layout are Agrona's, see {@link RingBufferDescriptor} and {@link RecordDescriptor}) filling
+ * the whole file. Both sides derive the capacity from the message size, so the endpoint is only the file's path.
  */
 final class ShmRingLayout
 {
-    /** Offset of the producer's counter. */
-    static final int PRODUCED_OFFSET = 0;
-    /** Offset of the consumer's counter, two cache lines after PRODUCED. */
-    static final int CONSUMED_OFFSET = 128;
-    /** Offset of slot 0. */
-    static final int DATA_OFFSET = 4096;
-    /** Slot alignment: a cache line. */
-    static final int SLOT_ALIGNMENT = 64;
-    /** The ring aims at this many data bytes (fewer slots for bigger messages). */
-    static final long TARGET_DATA_BYTES = 16L << 20;
-    /** Fewest slots, so producer and consumer can overlap. */
-    static final int MIN_SLOTS = 2;
-    /** Most slots. */
-    static final int MAX_SLOTS = 1024;
-    /** Largest message: two slots plus the header must fit in one mapping. */
-    static final int MAX_MESSAGE_BYTES = 256 << 20;
+    /** The ring aims at this many data bytes, so several messages are in flight at small sizes. */
+    static final int TARGET_CAPACITY = 16 << 20;
+    /** Largest capacity Agrona accepts: a power of two that fits an int. */
+    static final int MAX_CAPACITY = 1 << 30;
+    /** Agrona limits a record to an eighth of the capacity; this is the largest message of the largest ring. */
+    static final int MAX_MESSAGE_BYTES = MAX_CAPACITY / 8 - RecordDescriptor.HEADER_LENGTH;
 
     private ShmRingLayout()
     {
     }
 
     /**
-     * Slot length for a message size.
+     * Ring capacity for a message size.
      *
-     * @param messageBytes message size.
-     * @return the size rounded up to {@link #SLOT_ALIGNMENT}.
+     * @param messageBytes message size, 1..{@link #MAX_MESSAGE_BYTES}.
+     * @return {@link #TARGET_CAPACITY}, or the power of two that holds eight records of this size if larger.
      */
-    static long slotLength(final int messageBytes)
+    static int capacity(final int messageBytes)
     {
-        return (messageBytes + (long)SLOT_ALIGNMENT - 1) & -SLOT_ALIGNMENT;
-    }
-
-    /**
-     * Slot count for a message size.
-     *
-     * @param messageBytes message size.
-     * @return {@link #TARGET_DATA_BYTES} / slot length, clamped to [{@link #MIN_SLOTS}, {@link #MAX_SLOTS}].
-     */
-    static int slotCount(final int messageBytes)
-    {
-        final long slots = TARGET_DATA_BYTES / slotLength(messageBytes);
-        return (int)Math.max(MIN_SLOTS, Math.min(MAX_SLOTS, slots));
+        final int recordLength = BitUtil.align(messageBytes + RecordDescriptor.HEADER_LENGTH,
+            RecordDescriptor.ALIGNMENT);
+        return Math.max(TARGET_CAPACITY, BitUtil.findNextPositivePowerOfTwo(recordLength * 8));
     }
 
     /**
      * File length for a message size.
      *
      * @param messageBytes message size.
-     * @return header plus all slots.
+     * @return the ring's capacity plus Agrona's trailer (head, tail and correlation counters).
      */
     static long fileLength(final int messageBytes)
     {
-        return DATA_OFFSET + slotLength(messageBytes) * slotCount(messageBytes);
+        return (long)capacity(messageBytes) + RingBufferDescriptor.TRAILER_LENGTH;
     }
 }

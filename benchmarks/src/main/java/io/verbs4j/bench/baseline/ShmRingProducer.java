@@ -6,36 +6,33 @@ package io.verbs4j.bench.baseline;
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.StreamInitiator;
 import io.verbs4j.bench.spi.WaitLoop;
-import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 import java.util.concurrent.TimeoutException;
 
 /**
- * Initiator of {@code shm-memcpy}: copies each message into the next free slot and releases PRODUCED; a window
- * ends when CONSUMED has caught up.
+ * Initiator of {@code shm-memcpy}: writes each message from a private buffer into the ring (waiting while the ring is
+ * full); a window ends when the consumer's position has caught up with the producer's.
  */
 final class ShmRingProducer implements StreamInitiator
 {
+    /** Type of every record; the consumer does not look at it. */
+    private static final int MESSAGE_TYPE = 1;
+
     private final MappedFile file;
-    private final OffHeapBuffer source;
-    private final long producedAddress;
-    private final long consumedAddress;
-    private final long dataAddress;
-    private final long slotLength;
-    private final int slotCount;
+    private final OneToOneRingBuffer ring;
+    private final UnsafeBuffer source;
+    private final int length;
     private final WaitLoop waitLoop;
-    private long produced;
-    private long consumedSeen;
 
     ShmRingProducer(final SessionSpec spec, final MappedFile file)
     {
         this.file = file;
-        this.source = new OffHeapBuffer(spec.messageBytes());
-        this.producedAddress = file.address() + ShmRingLayout.PRODUCED_OFFSET;
-        this.consumedAddress = file.address() + ShmRingLayout.CONSUMED_OFFSET;
-        this.dataAddress = file.address() + ShmRingLayout.DATA_OFFSET;
-        this.slotLength = ShmRingLayout.slotLength(spec.messageBytes());
-        this.slotCount = ShmRingLayout.slotCount(spec.messageBytes());
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(file.address(),
+            (int)ShmRingLayout.fileLength(spec.messageBytes())));
+        this.source = new OffHeapBuffer(spec.messageBytes()).view();
+        this.length = spec.messageBytes();
         this.waitLoop = WaitLoop.forSession(spec);
     }
 
@@ -45,22 +42,20 @@ final class ShmRingProducer implements StreamInitiator
     @Override
     public void sendWindow(final int messages) throws TimeoutException
     {
-        final int length = source.length();
         for (int i = 0; i < messages; i++)
         {
-            if (produced - consumedSeen >= slotCount)
+            if (!ring.write(MESSAGE_TYPE, source, 0, length))
             {
                 waitLoop.reset();
-                while (produced - (consumedSeen = UnsafeApi.getLongVolatile(null, consumedAddress)) >= slotCount)
+                do
                 {
                     waitLoop.idle();
                 }
+                while (!ring.write(MESSAGE_TYPE, source, 0, length));
             }
-            UnsafeApi.copyMemory(source.address(), dataAddress + (produced % slotCount) * slotLength, length);
-            UnsafeApi.putLongRelease(null, producedAddress, ++produced);
         }
         waitLoop.reset();
-        while ((consumedSeen = UnsafeApi.getLongVolatile(null, consumedAddress)) != produced)
+        while (ring.consumerPosition() != ring.producerPosition())
         {
             waitLoop.idle();
         }

@@ -13,32 +13,16 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Baseline {@code shm-memcpy}: streaming bandwidth through a ring in a file mapped from {@code /dev/shm} (layout in
- * {@link ShmRingLayout}). Each message is copied twice with {@code Unsafe.copyMemory}: by the initiator from its
- * private off-heap buffer into a slot, and by the responder from the slot into its private off-heap buffer — the
- * two-copy pattern a shm message ring has. The window ends when the consumer counter reaches the producer counter.
+ * Baseline {@code shm-memcpy}: streaming bandwidth through Agrona's
+ * {@link org.agrona.concurrent.ringbuffer.OneToOneRingBuffer} over a file mapped from {@code /dev/shm} (geometry in
+ * {@link ShmRingLayout}), the ring a Java shm transport would use rather than write. Each message is copied twice: by
+ * the initiator from its private off-heap buffer into the ring ({@code write}), and by the responder from the ring
+ * into its private off-heap buffer (in the {@code read} handler; Agrona then zeroes the consumed records) — the
+ * two-copy pattern of a shm message ring. The window ends when the consumer position reaches the producer position.
  * Bandwidth only; same host only.
  */
 public final class ShmRingTransport implements StreamTransport
 {
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String name()
-    {
-        return "shm-memcpy";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "two processes, memcpy in and out of a /dev/shm slot ring (2 copies per message, same host)";
-    }
-
     /**
      * {@inheritDoc}
      */

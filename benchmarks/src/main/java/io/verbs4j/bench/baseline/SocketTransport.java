@@ -26,24 +26,6 @@ public final class SocketTransport implements PingPongTransport, StreamTransport
      * {@inheritDoc}
      */
     @Override
-    public String name()
-    {
-        return "socket";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "java.net.Socket streams, TCP_NODELAY, blocking, byte[] buffers";
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
     public boolean supports(final TestKind kind, final int messageBytes)
     {
         return messageBytes >= 1 && messageBytes <= MAX_MESSAGE_BYTES;

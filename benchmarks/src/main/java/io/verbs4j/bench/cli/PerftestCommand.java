@@ -13,8 +13,8 @@ import io.verbs4j.bench.report.chart.ToolChart;
 import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.bench.run.PerftestClient;
 import io.verbs4j.bench.run.PerftestServer;
+import io.verbs4j.bench.run.PerftestTransport;
 import io.verbs4j.bench.run.TestPlan;
-import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.bench.spi.TransportUnderTest;
 import picocli.CommandLine;
@@ -145,8 +145,6 @@ public final class PerftestCommand implements Callable<Integer>
     @Option(names = { "-h", "--help" }, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
-    private final TransportRegistry registry = TransportRegistry.standard();
-
     /**
      * Runs the tool.
      *
@@ -181,7 +179,7 @@ public final class PerftestCommand implements Callable<Integer>
             }
             final int serverPort = null == port ? DEFAULT_PORT : port;
             final int failures = new PerftestServer(
-                registry, bindAddress, serverPort, timeoutMs, spec.commandLine().getErr()).run(out);
+                bindAddress, serverPort, timeoutMs, spec.commandLine().getErr()).run(out);
             return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         }
         final List<TestPlan> plans = plans(timeoutMs);
@@ -263,7 +261,7 @@ public final class PerftestCommand implements Callable<Integer>
             }
             sizeList = allSizes ? ByteSizes.all() : (null == sizes ? null : ByteSizes.parseList(sizes));
             return PlanBuilder.build(
-                registry, transports, kinds, sizeList, iterations, warmup, txDepth, busyPoll, timeoutMs);
+                transports, kinds, sizeList, iterations, warmup, txDepth, busyPoll, timeoutMs);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -298,8 +296,9 @@ public final class PerftestCommand implements Callable<Integer>
 
     private void printList(final PrintWriter out)
     {
-        for (final TransportUnderTest transport : registry.all())
+        for (final PerftestTransport row : PerftestTransport.values())
         {
+            final TransportUnderTest transport = row.instance();
             final StringBuilder kinds = new StringBuilder();
             for (final TestKind kind : TestKind.values())
             {
@@ -308,7 +307,7 @@ public final class PerftestCommand implements Callable<Integer>
                     kinds.append(kinds.length() > 0 ? "," : "").append(kind.shortName());
                 }
             }
-            out.printf("%-15s %-7s %s%n", transport.name(), kinds, transport.description());
+            out.printf("%-15s %-7s %s%n", row.transportName(), kinds, row.description());
         }
     }
 

@@ -3,12 +3,13 @@
 
 package io.verbs4j.bench.cli;
 
+import io.verbs4j.bench.run.PerftestTransport;
 import io.verbs4j.bench.run.TestPlan;
-import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.bench.spi.TransportUnderTest;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -36,7 +37,6 @@ public final class PlanBuilder
     /**
      * Builds the plans.
      *
-     * @param registry       known transports.
      * @param transportNames requested names, empty for all.
      * @param kinds          requested kinds, in order.
      * @param sizes          requested sizes, or {@code null} for each kind's default.
@@ -49,7 +49,6 @@ public final class PlanBuilder
      * @throws IllegalArgumentException with a user-facing message for unknown or unusable transports.
      */
     public static List<TestPlan> build(
-        final TransportRegistry registry,
         final List<String> transportNames,
         final List<TestKind> kinds,
         final List<Integer> sizes,
@@ -60,27 +59,27 @@ public final class PlanBuilder
         final long timeoutMs)
     {
         final boolean explicit = !transportNames.isEmpty();
-        final List<TransportUnderTest> transports = new ArrayList<>();
+        final List<PerftestTransport> transports = new ArrayList<>();
         if (explicit)
         {
             for (final String name : new LinkedHashSet<>(transportNames))
             {
-                final TransportUnderTest transport = registry.find(name);
+                final PerftestTransport transport = PerftestTransport.find(name);
                 if (null == transport)
                 {
                     throw new IllegalArgumentException(
-                        "unknown transport '" + name + "'; known: " + String.join(", ", registry.names()));
+                        "unknown transport '" + name + "'; known: " + String.join(", ", PerftestTransport.names()));
                 }
                 transports.add(transport);
             }
         }
         else
         {
-            transports.addAll(registry.all());
+            transports.addAll(List.of(PerftestTransport.values()));
         }
 
         final List<TestPlan> plans = new ArrayList<>();
-        final Set<TransportUnderTest> used = new LinkedHashSet<>();
+        final Set<PerftestTransport> used = EnumSet.noneOf(PerftestTransport.class);
         for (final TestKind kind : new LinkedHashSet<>(kinds))
         {
             final List<Integer> kindSizes = null != sizes ? sizes :
@@ -89,9 +88,9 @@ public final class PlanBuilder
                 (TestKind.LATENCY == kind ? DEFAULT_LATENCY_ITERATIONS : DEFAULT_BANDWIDTH_ITERATIONS);
             final long kindWarmup = null != warmup ? warmup : kindIterations;
             final int kindWindow = TestKind.LATENCY == kind ? 1 : window;
-            for (final TransportUnderTest transport : transports)
+            for (final PerftestTransport transport : transports)
             {
-                if (supportsAny(transport, kind, kindSizes))
+                if (supportsAny(transport.instance(), kind, kindSizes))
                 {
                     used.add(transport);
                     plans.add(new TestPlan(
@@ -101,11 +100,11 @@ public final class PlanBuilder
         }
         if (explicit)
         {
-            for (final TransportUnderTest transport : transports)
+            for (final PerftestTransport transport : transports)
             {
                 if (!used.contains(transport))
                 {
-                    throw new IllegalArgumentException("transport '" + transport.name() +
+                    throw new IllegalArgumentException("transport '" + transport.transportName() +
                         "' supports none of the requested tests/sizes (see --list)");
                 }
             }

@@ -7,10 +7,9 @@ import io.verbs4j.bench.report.BandwidthStats;
 import io.verbs4j.bench.report.CollectingResultSink;
 import io.verbs4j.bench.report.LatencyStats;
 import io.verbs4j.bench.run.LocalRun;
+import io.verbs4j.bench.run.PerftestTransport;
 import io.verbs4j.bench.run.TestPlan;
-import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.TestKind;
-import io.verbs4j.bench.spi.TransportUnderTest;
 import io.verbs4j.bench.spi.WaitLoop;
 import picocli.CommandLine;
 
@@ -67,10 +66,9 @@ final class VerbsDemo
     int run(final PrintWriter out, final PrintWriter err) throws IOException
     {
         LocalRun.quietProviderLogs();
-        final TransportRegistry registry = TransportRegistry.standard();
         final int[] sizes = quick ? QUICK_SIZES : SIZES;
         final long timeoutMs = TimeUnit.SECONDS.toMillis(timeoutSeconds);
-        final List<TestPlan> plans = plans(registry, sizes, timeoutMs);
+        final List<TestPlan> plans = plans(sizes, timeoutMs);
         err.println("verbs4j demo --verbs: measuring " + plans.size() +
             " sessions (two JVMs over shm and loopback TCP)...");
         err.flush();
@@ -84,17 +82,17 @@ final class VerbsDemo
         return 0 == failures ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
     }
 
-    private List<TestPlan> plans(final TransportRegistry registry, final int[] sizes, final long timeoutMs)
+    private List<TestPlan> plans(final int[] sizes, final long timeoutMs)
     {
         final List<TestPlan> plans = new ArrayList<>();
         final String[] latencyTransports = { VERBS[0], VERBS[1], VERBS[2], SOCKET, CACHE_LINE };
         final String[] bandwidthTransports = { VERBS[0], VERBS[1], VERBS[2], SOCKET, SHM_RING, MEMCPY };
         for (final String name : latencyTransports)
         {
-            final TransportUnderTest transport = registry.find(name);
+            final PerftestTransport transport = PerftestTransport.find(name);
             for (final int size : sizes)
             {
-                if (transport.supports(TestKind.LATENCY, size))
+                if (transport.instance().supports(TestKind.LATENCY, size))
                 {
                     final long iterations = quick ? 50 : latencyIterations(size);
                     plans.add(new TestPlan(transport, TestKind.LATENCY, List.of(size), iterations / 2, iterations, 1,
@@ -104,7 +102,7 @@ final class VerbsDemo
         }
         for (final String name : bandwidthTransports)
         {
-            final TransportUnderTest transport = registry.find(name);
+            final PerftestTransport transport = PerftestTransport.find(name);
             for (final int size : sizes)
             {
                 final long messages = quick ? 256 : bandwidthMessages(size);

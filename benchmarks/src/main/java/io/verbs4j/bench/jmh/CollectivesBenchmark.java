@@ -4,7 +4,6 @@
 package io.verbs4j.bench.jmh;
 
 import io.verbs4j.MemoryRegion;
-import io.verbs4j.bench.launch.JvmFlags;
 import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
@@ -14,6 +13,7 @@ import io.verbs4j.collectives.measure.WarmupResult;
 import io.verbs4j.collectives.rendezvous.InMemoryStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
+import io.verbs4j.launch.JvmFlags;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -18,16 +18,13 @@ import java.util.stream.Stream;
 
 import io.verbs4j.CompletionQueue;
 import io.verbs4j.ConnectionRequest;
-import io.verbs4j.Device;
-import io.verbs4j.Listener;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
-import io.verbs4j.Verbs;
-import io.verbs4j.bench.launch.JvmFlags;
 import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.tcp.TcpConfiguration;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -67,11 +64,7 @@ public class TcpConnectBenchmark
     public String admission;
 
     private Path dir;
-    private Device serverDevice;
-    private Device clientDevice;
-    private Listener listener;
-    private ProtectionDomain clientPd;
-    private CompletionQueue clientCq;
+    private DevicePair pair;
     private QueuePair clientQp;
     private Thread acceptor;
     private volatile boolean running = true;
@@ -88,11 +81,7 @@ public class TcpConnectBenchmark
         dir = Files.createTempDirectory("verbs4j-connect-bench");
         final DeviceContext server = context();
         final DeviceContext client = context();
-        serverDevice = Verbs.open("tcp", server);
-        clientDevice = Verbs.open("tcp", client);
-        listener = serverDevice.connectionManager().listen("tcp://127.0.0.1:0");
-        clientPd = clientDevice.allocateProtectionDomain();
-        clientCq = clientDevice.createCompletionQueue(64);
+        pair = new DevicePair("tcp", server, client, 64);
         acceptor = new Thread(this::acceptLoop, "connect-bench-acceptor");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -102,7 +91,7 @@ public class TcpConnectBenchmark
     @Setup(Level.Invocation)
     public void newQueuePair()
     {
-        clientQp = clientPd.createQueuePair(new QueuePairConfig(clientCq).sendDepth(4).recvDepth(4));
+        clientQp = pair.clientPd.createQueuePair(new QueuePairConfig(pair.clientCq).sendDepth(4).recvDepth(4));
         clientQp.modify(QpState.INIT);
     }
 
@@ -114,8 +103,8 @@ public class TcpConnectBenchmark
     @Benchmark
     public byte[] connect()
     {
-        return clientDevice.connectionManager().connect(clientQp, listener.endpoint(), new byte[8],
-            Duration.ofSeconds(30));
+        return pair.client.connectionManager().connect(clientQp, pair.listener.endpoint(), new byte[8],
+            DevicePair.CONNECT_TIMEOUT);
     }
 
     /** Closes the invocation's queue pair (its peer is closed by the accepting thread). */
@@ -135,9 +124,7 @@ public class TcpConnectBenchmark
     {
         running = false;
         acceptor.join(10_000);
-        listener.close();
-        clientDevice.close();
-        serverDevice.close();
+        pair.close();
         try (Stream<Path> files = Files.walk(dir))
         {
             files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
@@ -150,14 +137,14 @@ public class TcpConnectBenchmark
 
     private void acceptLoop()
     {
-        final ProtectionDomain pd = serverDevice.allocateProtectionDomain();
-        final CompletionQueue cq = serverDevice.createCompletionQueue(64);
+        final ProtectionDomain pd = pair.server.allocateProtectionDomain();
+        final CompletionQueue cq = pair.server.createCompletionQueue(64);
         QueuePair previous = null;
         try
         {
             while (running)
             {
-                final ConnectionRequest request = listener.accept(Duration.ofMillis(100));
+                final ConnectionRequest request = pair.listener.accept(Duration.ofMillis(100));
                 if (null == request)
                 {
                     continue;

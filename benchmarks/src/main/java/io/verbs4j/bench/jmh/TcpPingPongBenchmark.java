@@ -3,25 +3,9 @@
 
 package io.verbs4j.bench.jmh;
 
-import io.verbs4j.bench.launch.JvmFlags;
-import io.verbs4j.bench.run.InProcessSession;
-import io.verbs4j.bench.spi.PingPongInitiator;
 import io.verbs4j.bench.spi.TestKind;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * Round-trip time over TCP loopback, 8 B to 4 MiB: verbs4j tcp WRITE ping-pong ({@code tcp-write}, ib_write_lat
@@ -31,15 +15,7 @@ import java.util.concurrent.TimeUnit;
  * trip by all threads (application, responder, I/O threads). {@code busyPoll=true} spins every loop (and puts the
  * tcp provider in poll mode): only meaningful with at least four free cores.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {
-    JvmFlags.IGNORE_UNRECOGNIZED, JvmFlags.ADD_EXPORTS_MISC, JvmFlags.ENABLE_NATIVE_ACCESS,
-    JvmFlags.UNSAFE_MEMORY_ACCESS })
-public class TcpPingPongBenchmark
+public class TcpPingPongBenchmark extends SessionFixture
 {
     /** Transport under test. */
     @Param({ "tcp-write", "tcp-send", "socket", "nio", "netty" })
@@ -53,28 +29,28 @@ public class TcpPingPongBenchmark
     @Param({ "false" })
     public boolean busyPoll;
 
-    private InProcessSession session;
-    private PingPongInitiator initiator;
-
-    /**
-     * Connects initiator and responder.
-     *
-     * @throws Exception if set-up fails.
-     */
-    @Setup(Level.Trial)
-    public void setUp() throws Exception
+    @Override
+    protected String transport()
     {
-        session = SessionState.open(transport, TestKind.LATENCY, size, 1, busyPoll);
-        initiator = session.pingPong();
+        return transport;
     }
 
-    /**
-     * Stops both sides.
-     */
-    @TearDown(Level.Trial)
-    public void tearDown()
+    @Override
+    protected TestKind kind()
     {
-        session.close();
+        return TestKind.LATENCY;
+    }
+
+    @Override
+    protected int messageBytes()
+    {
+        return size;
+    }
+
+    @Override
+    protected boolean busyPoll()
+    {
+        return busyPoll;
     }
 
     /**
@@ -85,6 +61,6 @@ public class TcpPingPongBenchmark
     @Benchmark
     public void roundTrip() throws Exception
     {
-        initiator.roundTrip();
+        pingPong.roundTrip();
     }
 }

@@ -3,26 +3,10 @@
 
 package io.verbs4j.bench.jmh;
 
-import io.verbs4j.bench.launch.JvmFlags;
-import io.verbs4j.bench.run.InProcessSession;
-import io.verbs4j.bench.spi.StreamInitiator;
 import io.verbs4j.bench.spi.TestKind;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * Streaming throughput over TCP loopback, 8 B to 4 MiB: verbs4j tcp WRITE and SEND windows (ib_write_bw /
@@ -30,15 +14,7 @@ import java.util.concurrent.TimeUnit;
  * by the receiver), in windows of {@value #WINDOW} messages. Score = time per message (bandwidth = size / score);
  * with {@code -prof gc}, {@code gc.alloc.rate.norm} = bytes allocated per message, all threads.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {
-    JvmFlags.IGNORE_UNRECOGNIZED, JvmFlags.ADD_EXPORTS_MISC, JvmFlags.ENABLE_NATIVE_ACCESS,
-    JvmFlags.UNSAFE_MEMORY_ACCESS })
-public class TcpStreamBenchmark
+public class TcpStreamBenchmark extends SessionFixture
 {
     /** Messages per window. */
     public static final int WINDOW = 16;
@@ -55,28 +31,34 @@ public class TcpStreamBenchmark
     @Param({ "false" })
     public boolean busyPoll;
 
-    private InProcessSession session;
-    private StreamInitiator initiator;
-
-    /**
-     * Connects initiator and responder.
-     *
-     * @throws Exception if set-up fails.
-     */
-    @Setup(Level.Trial)
-    public void setUp() throws Exception
+    @Override
+    protected String transport()
     {
-        session = SessionState.open(transport, TestKind.BANDWIDTH, size, WINDOW, busyPoll);
-        initiator = session.stream();
+        return transport;
     }
 
-    /**
-     * Stops both sides.
-     */
-    @TearDown(Level.Trial)
-    public void tearDown()
+    @Override
+    protected TestKind kind()
     {
-        session.close();
+        return TestKind.BANDWIDTH;
+    }
+
+    @Override
+    protected int messageBytes()
+    {
+        return size;
+    }
+
+    @Override
+    protected int windowMessages()
+    {
+        return WINDOW;
+    }
+
+    @Override
+    protected boolean busyPoll()
+    {
+        return busyPoll;
     }
 
     /**
@@ -88,6 +70,6 @@ public class TcpStreamBenchmark
     @OperationsPerInvocation(WINDOW)
     public void window() throws Exception
     {
-        initiator.sendWindow(WINDOW);
+        stream.sendWindow(WINDOW);
     }
 }

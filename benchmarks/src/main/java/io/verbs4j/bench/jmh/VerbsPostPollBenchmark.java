@@ -6,9 +6,7 @@ package io.verbs4j.bench.jmh;
 import io.verbs4j.Access;
 import io.verbs4j.CompletionHandler;
 import io.verbs4j.CompletionQueue;
-import io.verbs4j.ConnectionRequest;
 import io.verbs4j.Device;
-import io.verbs4j.Listener;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
 import io.verbs4j.ProtectionDomain;
@@ -17,10 +15,9 @@ import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
-import io.verbs4j.Verbs;
 import io.verbs4j.WcStatus;
-import io.verbs4j.bench.launch.JvmFlags;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.launch.JvmFlags;
 import io.verbs4j.tcp.TcpConfiguration;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -40,9 +37,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The verbs data path in one JVM: two devices of the same provider, one RC queue pair each, connected through the
@@ -86,8 +81,7 @@ public class VerbsPostPollBenchmark
     @Param({ "false" })
     public boolean busyPoll;
 
-    private Device clientDevice;
-    private Device serverDevice;
+    private DevicePair pair;
     private CompletionQueue clientCq;
     private QueuePair clientQp;
     private final SendRequest write = new SendRequest(1);
@@ -105,52 +99,26 @@ public class VerbsPostPollBenchmark
     @Setup(Level.Trial)
     public void setUp() throws Exception
     {
-        serverDevice = Verbs.open(provider, context());
-        clientDevice = Verbs.open(provider, context());
-        final String endpoint = "tcp".equals(provider) ? "tcp://127.0.0.1:0" :
-            "shm://v4jjmh-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-        final Listener listener = serverDevice.connectionManager().listen(endpoint);
-
-        final ProtectionDomain serverPd = serverDevice.allocateProtectionDomain();
-        final CompletionQueue serverCq = serverDevice.createCompletionQueue(2 * DEPTH);
+        pair = new DevicePair(provider, context(), context(), 2 * DEPTH);
+        final ProtectionDomain serverPd = pair.server.allocateProtectionDomain();
+        final CompletionQueue serverCq = pair.server.createCompletionQueue(2 * DEPTH);
         final MemoryRegion serverRegion = serverPd.allocate(4096, Access.ALL);
         final QueuePair serverQp = serverPd.createQueuePair(new QueuePairConfig(serverCq)
-            .sendDepth(DEPTH).recvDepth(DEPTH).maxInlineLength(Math.min(256, maxInline(serverDevice))));
+            .sendDepth(DEPTH).recvDepth(DEPTH).maxInlineLength(Math.min(256, maxInline(pair.server))));
         serverQp.modify(QpState.INIT);
         final RecvRequest recv = new RecvRequest(1).sge(serverRegion, 0, 4096);
         for (int i = 0; i < RECEIVES; i++)
         {
             check(serverQp.postRecv(recv));
         }
-        final AtomicReference<Throwable> acceptFailure = new AtomicReference<>();
-        final Thread acceptor = new Thread(() ->
-        {
-            try
-            {
-                final ConnectionRequest request = listener.accept(Duration.ofSeconds(30));
-                request.accept(serverQp, ByteBuffer.allocate(12).putLong(serverRegion.address())
-                    .putInt(serverRegion.rkey()).array());
-            }
-            catch (final Throwable ex)
-            {
-                acceptFailure.set(ex);
-            }
-        });
-        acceptor.start();
 
-        final ProtectionDomain clientPd = clientDevice.allocateProtectionDomain();
-        clientCq = clientDevice.createCompletionQueue(2 * DEPTH);
-        final MemoryRegion clientRegion = clientPd.allocate(4096, Access.ALL);
-        clientQp = clientPd.createQueuePair(new QueuePairConfig(clientCq)
-            .sendDepth(DEPTH).recvDepth(1).maxInlineLength(Math.min(256, maxInline(clientDevice))));
-        final ByteBuffer peer = ByteBuffer.wrap(clientDevice.connectionManager()
-            .connect(clientQp, listener.endpoint(), new byte[0], Duration.ofSeconds(30)));
-        acceptor.join();
-        if (null != acceptFailure.get())
-        {
-            throw new IllegalStateException("accept failed", acceptFailure.get());
-        }
-        listener.close();
+        clientCq = pair.clientCq;
+        final MemoryRegion clientRegion = pair.clientPd.allocate(4096, Access.ALL);
+        clientQp = pair.clientPd.createQueuePair(new QueuePairConfig(clientCq)
+            .sendDepth(DEPTH).recvDepth(1).maxInlineLength(Math.min(256, maxInline(pair.client))));
+        final ByteBuffer peer = ByteBuffer.wrap(pair.connectOnce(clientQp, request -> request.accept(serverQp,
+            ByteBuffer.allocate(12).putLong(serverRegion.address()).putInt(serverRegion.rkey()).array())));
+        pair.stopListening();
         final long peerAddress = peer.getLong();
         final int peerRkey = peer.getInt();
         write.opcode(Opcode.RDMA_WRITE).sge(clientRegion, 0, size).remote(peerAddress + 2048, peerRkey);
@@ -187,8 +155,7 @@ public class VerbsPostPollBenchmark
     {
         serverLoop.running = false;
         serverThread.join(10_000);
-        clientDevice.close();
-        serverDevice.close();
+        pair.close();
         if (null != serverLoop.failure)
         {
             throw new IllegalStateException(serverLoop.failure);

@@ -4,14 +4,16 @@
 package io.verbs4j.bench.launch;
 
 import io.verbs4j.bench.baseline.ShmFiles;
+import io.verbs4j.launch.JvmFlags;
+import io.verbs4j.launch.JvmLauncher;
+import io.verbs4j.launch.ProcessReaper;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -19,8 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A peer JVM on this machine: same JDK, same class path, {@link JvmFlags}, running {@code io.verbs4j.bench.Main}
- * with the given arguments.
+ * A peer JVM on this machine, started by {@link JvmLauncher} (same JDK, same class path, {@link JvmFlags}), running
+ * {@code io.verbs4j.bench.Main} with the given arguments.
  * <p>
  * Contract:
  * <ul>
@@ -37,7 +39,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class PeerProcess implements AutoCloseable
 {
-    private static final long GRACE_MS = 5_000;
+    private static final Duration GRACE = Duration.ofSeconds(5);
 
     private final Process process;
     private final String endpoint;
@@ -58,14 +60,7 @@ public final class PeerProcess implements AutoCloseable
      */
     public static List<String> command(final List<String> mainArgs)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JvmFlags.LIST);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("io.verbs4j.bench.Main");
-        command.addAll(mainArgs);
-        return command;
+        return launcher(mainArgs).command();
     }
 
     /**
@@ -80,9 +75,7 @@ public final class PeerProcess implements AutoCloseable
     public static PeerProcess start(final List<String> mainArgs, final long timeoutMs, final PrintWriter log)
         throws IOException
     {
-        final ProcessBuilder builder = new ProcessBuilder(command(mainArgs));
-        builder.redirectError(ProcessBuilder.Redirect.INHERIT);
-        final Process process = builder.start();
+        final Process process = launcher(mainArgs).start();
         final Thread hook = new Thread(() -> destroy(process), "verbs4j-peer-reaper");
         Runtime.getRuntime().addShutdownHook(hook);
 
@@ -167,24 +160,14 @@ public final class PeerProcess implements AutoCloseable
         }
     }
 
+    private static JvmLauncher launcher(final List<String> mainArgs)
+    {
+        return JvmLauncher.of("io.verbs4j.bench.Main").args(mainArgs);
+    }
+
     private static void destroy(final Process process)
     {
-        if (process.isAlive())
-        {
-            process.destroy();
-            try
-            {
-                if (!process.waitFor(GRACE_MS, TimeUnit.MILLISECONDS))
-                {
-                    process.destroyForcibly().waitFor(GRACE_MS, TimeUnit.MILLISECONDS);
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        ProcessReaper.stop(process, GRACE);
         ShmFiles.deleteAllOwnedBy(process.pid());
     }
 

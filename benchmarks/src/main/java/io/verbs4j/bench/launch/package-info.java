@@ -2,6 +2,7 @@
 // Copyright The verbs4j Authors
 
 /**
- * Starting and stopping peer JVMs: the JVM flags, the readiness line, the parent-death watchdog.
+ * Peer JVMs of the tools, started through transport-core's {@link io.verbs4j.launch.JvmLauncher}: the readiness
+ * line, the parent-death watchdog, stopping a peer and removing its shm files.
  */
 package io.verbs4j.bench.launch;

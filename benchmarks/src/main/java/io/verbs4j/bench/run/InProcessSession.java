@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * file), the caller drives the initiator. Used by the JMH suites (with {@link SessionSpec#UNBOUNDED} iterations,
  * ended by {@link #close()}) and by tests.
  * <pre>
- * try (InProcessSession session = InProcessSession.open(registry, spec))
+ * try (InProcessSession session = InProcessSession.open(spec))
  * {
  *     session.pingPong().roundTrip();
  * }
@@ -51,15 +51,15 @@ public final class InProcessSession implements AutoCloseable
     /**
      * Opens the responder (if the transport needs one), starts it, and connects the initiator.
      *
-     * @param registry where {@code spec.transport()} is looked up.
-     * @param spec     the session.
+     * @param spec the session; its transport is a {@link PerftestTransport} name.
      * @return the running session.
      * @throws IOException              if either side cannot be set up.
      * @throws IllegalArgumentException if the transport is unknown or does not support the spec.
      */
-    public static InProcessSession open(final TransportRegistry registry, final SessionSpec spec) throws IOException
+    public static InProcessSession open(final SessionSpec spec) throws IOException
     {
-        final TransportUnderTest transport = registry.find(spec.transport());
+        final PerftestTransport entry = PerftestTransport.find(spec.transport());
+        final TransportUnderTest transport = null == entry ? null : entry.instance();
         if (null == transport || !transport.supports(spec.kind(), spec.messageBytes()))
         {
             throw new IllegalArgumentException(spec.transport() + " cannot run " + spec.kind().shortName() +

@@ -104,7 +104,7 @@ public final class LocalRun
     {
         for (final TestPlan plan : plans)
         {
-            if (plan.transport().needsPeer())
+            if (plan.transport().instance().needsPeer())
             {
                 return true;
             }

@@ -64,10 +64,10 @@ public final class PerftestClient
 
     private int runPlan(final TestPlan plan) throws IOException
     {
-        final TransportUnderTest transport = plan.transport();
+        final TransportUnderTest transport = plan.transport().instance();
         sink.begin(new TestHeader(
-            transport.name(),
-            transport.description(),
+            plan.transport().transportName(),
+            plan.transport().description(),
             plan.kind(),
             transport.needsPeer() ? peerDescription : "in-process",
             WaitLoop.modeName(plan.busyPoll()),
@@ -96,7 +96,7 @@ public final class PerftestClient
         }
         if (!skipped.isEmpty())
         {
-            sink.note("sizes not supported by " + transport.name() + ", skipped: " + skipped);
+            sink.note("sizes not supported by " + plan.transport().transportName() + ", skipped: " + skipped);
         }
         sink.end();
         return failures;

@@ -32,7 +32,6 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class PerftestServer
 {
-    private final TransportRegistry registry;
     private final String bindAddress;
     private final int port;
     private final long timeoutMs;
@@ -41,17 +40,14 @@ public final class PerftestServer
     /**
      * Creates a server.
      *
-     * @param registry    transports it can serve.
      * @param bindAddress address for the control listener and the data listeners.
      * @param port        control port, 0 for an ephemeral one.
      * @param timeoutMs   how long to wait for the client to connect.
      * @param log         diagnostics (standard error).
      */
     public PerftestServer(
-        final TransportRegistry registry, final String bindAddress, final int port, final long timeoutMs,
-        final PrintWriter log)
+        final String bindAddress, final int port, final long timeoutMs, final PrintWriter log)
     {
-        this.registry = registry;
         this.bindAddress = bindAddress;
         this.port = port;
         this.timeoutMs = timeoutMs;
@@ -135,7 +131,8 @@ public final class PerftestServer
     private boolean serveSession(final SessionSpec spec, final DataInputStream in, final DataOutputStream out)
         throws IOException
     {
-        final TransportUnderTest transport = registry.find(spec.transport());
+        final PerftestTransport entry = PerftestTransport.find(spec.transport());
+        final TransportUnderTest transport = null == entry ? null : entry.instance();
         if (null == transport || !transport.needsPeer() || !transport.supports(spec.kind(), spec.messageBytes()))
         {
             out.writeByte(ControlProtocol.REJECTED);

@@ -5,7 +5,6 @@ package io.verbs4j.bench.run;
 
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.TestKind;
-import io.verbs4j.bench.spi.TransportUnderTest;
 
 import java.util.List;
 
@@ -22,7 +21,7 @@ import java.util.List;
  * @param timeoutMs  longest single wait.
  */
 public record TestPlan(
-    TransportUnderTest transport,
+    PerftestTransport transport,
     TestKind kind,
     List<Integer> sizes,
     long warmup,
@@ -40,6 +39,6 @@ public record TestPlan(
     public SessionSpec spec(final int messageBytes)
     {
         return new SessionSpec(
-            transport.name(), kind, messageBytes, warmup, iterations, window, busyPoll, timeoutMs);
+            transport.transportName(), kind, messageBytes, warmup, iterations, window, busyPoll, timeoutMs);
     }
 }

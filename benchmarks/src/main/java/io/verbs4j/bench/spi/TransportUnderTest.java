@@ -4,8 +4,9 @@
 package io.verbs4j.bench.spi;
 
 /**
- * A transport the perftest tool can measure. Implement {@link PingPongTransport} for latency and/or
- * {@link StreamTransport} for bandwidth; register the instance in {@code io.verbs4j.bench.run.TransportRegistry}.
+ * A transport the perftest tool can measure: {@link PingPongTransport} for latency and/or {@link StreamTransport} for
+ * bandwidth. The tool's transports, with their names and descriptions, are the rows of
+ * {@code io.verbs4j.bench.run.PerftestTransport}; a new one is a new row there.
  * <p>
  * One instance serves many sessions, possibly in both roles of the same JVM (tests and JMH run responder and
  * initiator in one process), so implementations hold no per-session state; each session gets its own
@@ -13,20 +14,6 @@ package io.verbs4j.bench.spi;
  */
 public interface TransportUnderTest
 {
-    /**
-     * The name used with {@code --transport} and in reports, e.g. {@code socket}, {@code shm-cacheline}.
-     *
-     * @return a short lower-case name without spaces or commas.
-     */
-    String name();
-
-    /**
-     * One line saying what is measured, printed in the banner and by {@code --list}.
-     *
-     * @return the description.
-     */
-    String description();
-
     /**
      * Whether sessions need a responder in a peer process. {@code false} means the initiator works alone in the
      * client JVM (e.g. the single-thread memcpy baseline) and is given a {@code null} endpoint.

@@ -12,7 +12,6 @@ import io.verbs4j.bench.spi.StreamTransport;
 import io.verbs4j.bench.spi.TestKind;
 
 import java.io.IOException;
-import java.util.List;
 
 /**
  * A verbs transport under test: one provider ({@code shm}, {@code tcp}) and one verb ({@link VerbsOperation}),
@@ -40,23 +39,6 @@ public final class VerbsTransport implements PingPongTransport, StreamTransport
     }
 
     /**
-     * Every verb of one provider, in report order.
-     *
-     * @param provider provider name.
-     * @return one transport per {@link VerbsOperation}.
-     */
-    public static List<VerbsTransport> all(final String provider)
-    {
-        final VerbsOperation[] operations = VerbsOperation.values();
-        final VerbsTransport[] transports = new VerbsTransport[operations.length];
-        for (int i = 0; i < operations.length; i++)
-        {
-            transports[i] = new VerbsTransport(provider, operations[i]);
-        }
-        return List.of(transports);
-    }
-
-    /**
      * @return the provider name.
      */
     public String provider()
@@ -70,24 +52,6 @@ public final class VerbsTransport implements PingPongTransport, StreamTransport
     public VerbsOperation operation()
     {
         return operation;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String name()
-    {
-        return provider + "-" + operation.suffix();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    @Override
-    public String description()
-    {
-        return "verbs4j " + provider + " provider, " + operation.title() + " over one RC queue pair";
     }
 
     /**

@@ -6,7 +6,6 @@ package io.verbs4j.bench.cli;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.bench.Main;
-import io.verbs4j.collectives.launch.JvmFlags;
+import io.verbs4j.launch.JvmLauncher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -93,12 +92,9 @@ class CollEnvCommandTest
     private static Result run(final Map<String, String> env, final List<String> args)
         throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JvmFlags.FLAGS);
-        command.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        command.addAll(args);
-        final ProcessBuilder builder = new ProcessBuilder(command);
+        // Not a ChildJvm: this test reads the child's stdout and stderr apart, to the end, with its own environment.
+        final ProcessBuilder builder = JvmLauncher.of(Main.class).jvmArgs(List.of("-Xmx256m")).args(args)
+            .processBuilder();
         for (final String name : List.of("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
             "OMPI_COMM_WORLD_SIZE", "VERBS4J_STORE_BIND", "VERBS4J_SECRET", "VERBS4J_SECRET_FILE"))
         {

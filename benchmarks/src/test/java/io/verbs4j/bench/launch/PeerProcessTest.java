@@ -3,6 +3,7 @@
 
 package io.verbs4j.bench.launch;
 
+import io.verbs4j.launch.JvmFlags;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -31,8 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class BaselineSmokeTest
 {
-    private static final TransportRegistry REGISTRY = TransportRegistry.standard();
-
     @AfterEach
     void shouldLeaveNoShmFiles() throws IOException
     {
@@ -45,14 +43,14 @@ class BaselineSmokeTest
         assertEquals(List.of(), left);
     }
 
-    private static List<TransportUnderTest> baselines()
+    private static List<PerftestTransport> baselines()
     {
-        final List<TransportUnderTest> baselines = new ArrayList<>();
-        for (final TransportUnderTest transport : REGISTRY.all())
+        final List<PerftestTransport> baselines = new ArrayList<>();
+        for (final PerftestTransport row : PerftestTransport.values())
         {
-            if (!(transport instanceof VerbsTransport))
+            if (!(row.instance() instanceof VerbsTransport))
             {
-                baselines.add(transport);
+                baselines.add(row);
             }
         }
         return baselines;
@@ -62,8 +60,9 @@ class BaselineSmokeTest
     void shouldRunEveryLatencyBaseline() throws Exception
     {
         int ran = 0;
-        for (final TransportUnderTest transport : baselines())
+        for (final PerftestTransport row : baselines())
         {
+            final TransportUnderTest transport = row.instance();
             for (final int size : new int[] { 8, 4096 })
             {
                 if (transport.supports(TestKind.LATENCY, size))
@@ -71,14 +70,14 @@ class BaselineSmokeTest
                     for (final boolean busyPoll : new boolean[] { false, true })
                     {
                         final SessionSpec spec =
-                            new SessionSpec(transport.name(), TestKind.LATENCY, size, 20, 200, 1, busyPoll, 10_000);
-                        try (InProcessSession session = InProcessSession.open(REGISTRY, spec))
+                            new SessionSpec(row.transportName(), TestKind.LATENCY, size, 20, 200, 1, busyPoll, 10_000);
+                        try (InProcessSession session = InProcessSession.open(spec))
                         {
                             final LatencyStats stats = SessionRunner.runLatency(session.pingPong(), spec);
-                            assertEquals(200, stats.iterations(), transport.name());
-                            assertTrue(stats.minNs() > 0 && stats.minNs() <= stats.typicalNs(), transport.name());
-                            assertTrue(stats.typicalNs() <= stats.maxNs(), transport.name());
-                            assertNull(session.awaitResponder(10_000), transport.name());
+                            assertEquals(200, stats.iterations(), row.transportName());
+                            assertTrue(stats.minNs() > 0 && stats.minNs() <= stats.typicalNs(), row.transportName());
+                            assertTrue(stats.typicalNs() <= stats.maxNs(), row.transportName());
+                            assertNull(session.awaitResponder(10_000), row.transportName());
                         }
                         ran++;
                     }
@@ -92,22 +91,23 @@ class BaselineSmokeTest
     void shouldRunEveryBandwidthBaseline() throws Exception
     {
         int ran = 0;
-        for (final TransportUnderTest transport : baselines())
+        for (final PerftestTransport row : baselines())
         {
+            final TransportUnderTest transport = row.instance();
             for (final int size : new int[] { 8, 65536 })
             {
                 if (transport.supports(TestKind.BANDWIDTH, size))
                 {
                     final SessionSpec spec =
-                        new SessionSpec(transport.name(), TestKind.BANDWIDTH, size, 10, 100, 16, false, 10_000);
-                    try (InProcessSession session = InProcessSession.open(REGISTRY, spec))
+                        new SessionSpec(row.transportName(), TestKind.BANDWIDTH, size, 10, 100, 16, false, 10_000);
+                    try (InProcessSession session = InProcessSession.open(spec))
                     {
                         final BandwidthStats stats = SessionRunner.runBandwidth(session.stream(), spec);
-                        assertEquals(100, stats.iterations(), transport.name());
-                        assertTrue(stats.averageGBps() > 0, transport.name());
-                        assertTrue(stats.peakGBps() >= stats.averageGBps(), transport.name());
-                        assertTrue(stats.msgRateMpps() > 0, transport.name());
-                        assertNull(session.awaitResponder(10_000), transport.name());
+                        assertEquals(100, stats.iterations(), row.transportName());
+                        assertTrue(stats.averageGBps() > 0, row.transportName());
+                        assertTrue(stats.peakGBps() >= stats.averageGBps(), row.transportName());
+                        assertTrue(stats.msgRateMpps() > 0, row.transportName());
+                        assertNull(session.awaitResponder(10_000), row.transportName());
                     }
                     ran++;
                 }
@@ -121,7 +121,7 @@ class BaselineSmokeTest
     {
         final SessionSpec spec = new SessionSpec(
             "shm-cacheline", TestKind.LATENCY, 8, 0, SessionSpec.UNBOUNDED, 1, false, 10_000);
-        final InProcessSession session = InProcessSession.open(REGISTRY, spec);
+        final InProcessSession session = InProcessSession.open(spec);
         session.pingPong().roundTrip();
 
         session.close();

@@ -6,8 +6,8 @@ package io.verbs4j.bench.verbs;
 import io.verbs4j.bench.report.BandwidthStats;
 import io.verbs4j.bench.report.LatencyStats;
 import io.verbs4j.bench.run.InProcessSession;
+import io.verbs4j.bench.run.PerftestTransport;
 import io.verbs4j.bench.run.SessionRunner;
-import io.verbs4j.bench.run.TransportRegistry;
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.bench.spi.TransportUnderTest;
@@ -32,14 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class VerbsTransportSmokeTest
 {
-    private static final TransportRegistry REGISTRY = TransportRegistry.standard();
-
     @TestFactory
     List<DynamicTest> shouldRunEveryVerbsTransport()
     {
         final List<DynamicTest> tests = new ArrayList<>();
-        for (final TransportUnderTest transport : REGISTRY.all())
+        for (final PerftestTransport row : PerftestTransport.values())
         {
+            final TransportUnderTest transport = row.instance();
             if (!(transport instanceof VerbsTransport))
             {
                 continue;
@@ -53,8 +52,8 @@ class VerbsTransportSmokeTest
                         // Busy-polling only for the atomics: on a 2-core machine four spinning threads (two
                         // application threads, two provider threads) make big round trips take whole time slices.
                         final boolean busyPoll = ((VerbsTransport)transport).operation().isAtomic();
-                        tests.add(DynamicTest.dynamicTest(transport.name() + " " + kind.shortName() + " " + size +
-                            (busyPoll ? " busy-poll" : " backoff"), () -> run(transport, kind, size, busyPoll)));
+                        tests.add(DynamicTest.dynamicTest(row.transportName() + " " + kind.shortName() + " " + size +
+                            (busyPoll ? " busy-poll" : " backoff"), () -> run(row, kind, size, busyPoll)));
                     }
                 }
             }
@@ -63,12 +62,13 @@ class VerbsTransportSmokeTest
         return tests;
     }
 
-    private static void run(final TransportUnderTest transport, final TestKind kind, final int size,
+    private static void run(final PerftestTransport row, final TestKind kind, final int size,
         final boolean busyPoll) throws Exception
     {
+        final TransportUnderTest transport = row.instance();
         final SessionSpec spec = new SessionSpec(
-            transport.name(), kind, size, 20, 200, TestKind.LATENCY == kind ? 1 : 16, busyPoll, 10_000);
-        try (InProcessSession session = InProcessSession.open(REGISTRY, spec))
+            row.transportName(), kind, size, 20, 200, TestKind.LATENCY == kind ? 1 : 16, busyPoll, 10_000);
+        try (InProcessSession session = InProcessSession.open(spec))
         {
             if (TestKind.LATENCY == kind)
             {

@@ -11,26 +11,28 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+
+import io.verbs4j.launch.JvmFlags;
+import io.verbs4j.launch.JvmLauncher;
+import io.verbs4j.launch.ProcessReaper;
 
 /**
  * Starts N ranks as separate JVM processes on this machine, torchrun style, and waits for them.
  *
- * <p>Each child runs {@code java} from {@code java.home} with {@link JvmFlags#FLAGS}, any extra JVM arguments, this
- * JVM's class path, and {@code mainClass args...}. Its environment adds {@value #RANK_ENV}, {@value #WORLD_SIZE_ENV},
- * {@value #MASTER_ADDR_ENV}={@code 127.0.0.1}, {@value #MASTER_PORT_ENV} (a port that was free when checked; another
- * process could take it before rank 0 binds, a small race accepted for a test tool) and {@value #RENDEZVOUS_DIR_ENV},
- * a fresh temporary directory for a {@code FileStore} that is deleted when the run ends. Children's stdout and
- * stderr are merged and copied to the output stream with a {@code [rank N] } prefix.
+ * <p>Each child is started by {@link JvmLauncher}: {@code java} from {@code java.home} with {@link JvmFlags#LIST},
+ * any extra JVM arguments, this JVM's class path, and {@code mainClass args...}. Its environment adds
+ * {@value #RANK_ENV}, {@value #WORLD_SIZE_ENV}, {@value #MASTER_ADDR_ENV}={@code 127.0.0.1}, {@value #MASTER_PORT_ENV}
+ * (a port that was free when checked; another process could take it before rank 0 binds, a small race accepted for a
+ * test tool) and {@value #RENDEZVOUS_DIR_ENV}, a fresh temporary directory for a {@code FileStore} that is deleted
+ * when the run ends. Children's stdout and stderr are merged and copied to the output stream with a
+ * {@code [rank N] } prefix.
  *
  * <p>If a rank exits with a non-zero code, or the timeout passes, every remaining rank is killed together with
  * its child processes ({@code destroyForcibly} on the whole process tree). {@link #run} returns only after all
@@ -117,7 +119,7 @@ public final class LoopbackCluster
     }
 
     /**
-     * Adds JVM arguments after {@link JvmFlags#FLAGS} (for example {@code -Xmx256m}).
+     * Adds JVM arguments after {@link JvmFlags#LIST} (for example {@code -Xmx256m}).
      *
      * @param args the arguments.
      * @return this.
@@ -270,23 +272,14 @@ public final class LoopbackCluster
         final int rank, final int masterPort, final Path rendezvousDir, final String mainClass, final String[] args)
         throws IOException
     {
-        final List<String> command = new ArrayList<>();
         final int[] cpus = bindToCores ? CoreBinding.plan(size) : null;
+        final JvmLauncher launcher = JvmLauncher.of(mainClass).jvmArgs(extraJvmArgs).args(Arrays.asList(args));
         if (null != cpus)
         {
-            command.add(CoreBinding.taskset());
-            command.add("-c");
-            command.add(Integer.toString(cpus[rank]));
+            launcher.prefix(List.of(CoreBinding.taskset(), "-c", Integer.toString(cpus[rank])));
         }
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JvmFlags.FLAGS);
-        command.addAll(extraJvmArgs);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass);
-        command.addAll(Arrays.asList(args));
 
-        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        final ProcessBuilder builder = launcher.processBuilder().redirectErrorStream(true);
         final Map<String, String> env = builder.environment();
         env.putAll(extraEnv);
         env.put(RANK_ENV, Integer.toString(rank));
@@ -303,33 +296,7 @@ public final class LoopbackCluster
 
     private static void killTree(final Process process)
     {
-        // Children first: once the parent dies they are re-parented and no longer listed as its descendants.
-        final List<ProcessHandle> tree = new ArrayList<>();
-        try (Stream<ProcessHandle> descendants = process.descendants())
-        {
-            descendants.forEach(tree::add);
-        }
-        tree.forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        tree.add(process.toHandle());
-        // destroyForcibly only sends SIGKILL; wait (bounded) so "run returned" means "the processes are gone".
-        final long deadlineNs = System.nanoTime() + DRAIN_GRACE.toNanos();
-        for (final ProcessHandle handle : tree)
-        {
-            try
-            {
-                handle.onExit().get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            catch (final ExecutionException | TimeoutException ex)
-            {
-                // A process the OS has not reaped in time: nothing more to do than report via isAlive later.
-            }
-        }
+        ProcessReaper.killTree(process, DRAIN_GRACE);
     }
 
     private static int waitForExit(final Process process)

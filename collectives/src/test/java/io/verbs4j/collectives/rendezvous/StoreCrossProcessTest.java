@@ -6,13 +6,13 @@ package io.verbs4j.collectives.rendezvous;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.verbs4j.launch.ChildJvm;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -51,37 +51,19 @@ class StoreCrossProcessTest
     private static void exchangeWithChild(final RendezvousStore store, final String kind, final String where)
         throws IOException, InterruptedException
     {
-        final Process child = startChild(kind, where);
-        try
+        try (ChildJvm child = ChildJvm.builder("store peer " + kind, StorePeerMain.class)
+            .jvmArgs(List.of("-XX:TieredStopAtLevel=1"))
+            .args(List.of(kind, where))
+            .mergeStderr()
+            .echo(System.out, "")
+            .start())
         {
             store.add("arrivals", 1);
             store.set("parent", "hello".getBytes(StandardCharsets.UTF_8));
             assertEquals("child saw hello", new String(store.get("child", TIMEOUT), StandardCharsets.UTF_8));
-            assertTrue(child.waitFor(20, TimeUnit.SECONDS), "child did not exit");
+            assertTrue(child.waitFor(TimeUnit.SECONDS.toMillis(20)), "child did not exit");
             assertEquals(0, child.exitValue(), "child exit code");
             assertEquals(2, store.add("arrivals", 0), "both processes incremented the counter");
         }
-        finally
-        {
-            child.destroyForcibly();
-        }
     }
-
-    private static Process startChild(final String kind, final String where) throws IOException
-    {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        final String flags = System.getProperty("verbs4j.test.jvmFlags", "");
-        if (!flags.isBlank())
-        {
-            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
-        }
-        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp",
-            System.getProperty("java.class.path"), StorePeerMain.class.getName(), kind, where));
-        return new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    }
-
 }

@@ -3,7 +3,6 @@
 
 package io.verbs4j.system.netns;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.verbs4j.launch.JvmLauncher;
 import io.verbs4j.system.support.SystemTests;
 
 /**
@@ -30,11 +30,11 @@ import io.verbs4j.system.support.SystemTests;
  * host's TCP stack; netem is not in this kernel), {@link #linkDown}/{@link #linkUp} (the bridge port of a host:
  * a pulled cable, every peer just hears nothing), {@link #hostLinkDown} (the host's own eth0).
  *
- * <p>{@link #exec} starts a JVM in a host with {@code ip netns exec} (the test's class path, the JVM flags of
- * {@code verbs4j.test.jvmFlags}, shm files in this fixture's own /dev/shm directory). {@link #close} kills every
- * process started here and deletes the namespaces (with their veths, qdiscs and nft tables); {@link #sweepLeftovers}
- * deletes namespaces of earlier test JVMs that died without closing. Needs root, {@code ip netns} and {@code nft}:
- * {@link #unavailableReason()} says what is missing.
+ * <p>{@link #exec} starts a JVM in a host with {@code ip netns exec} in front of {@link JvmLauncher}'s command (the
+ * test's class path, {@link io.verbs4j.launch.JvmFlags}, shm files in this fixture's own /dev/shm directory).
+ * {@link #close} kills every process started here and deletes the namespaces (with their veths, qdiscs and nft
+ * tables); {@link #sweepLeftovers} deletes namespaces of earlier test JVMs that died without closing. Needs root,
+ * {@code ip netns} and {@code nft}: {@link #unavailableReason()} says what is missing.
  */
 public final class NetnsCluster implements AutoCloseable
 {
@@ -309,21 +309,10 @@ public final class NetnsCluster implements AutoCloseable
     public NsProcess exec(final String label, final int host, final Map<String, String> env, final Class<?> mainClass,
         final List<String> args)
     {
-        final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", ns(host)));
-        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        for (final String flag : System.getProperty("verbs4j.test.jvmFlags", "").trim().split("\\s+"))
-        {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
-        }
-        command.addAll(CHILD_JVM_ARGS);
-        command.add("-D" + SystemTests.SHM_DIR_PROP + "=" + shmDir);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass.getName());
-        command.addAll(args);
+        final List<String> jvmArgs = new ArrayList<>(CHILD_JVM_ARGS);
+        jvmArgs.add("-D" + SystemTests.SHM_DIR_PROP + "=" + shmDir);
+        final List<String> command = JvmLauncher.of(mainClass).prefix(List.of("ip", "netns", "exec", ns(host)))
+            .jvmArgs(jvmArgs).args(args).command();
         final NsProcess process = NsProcess.start(label, command, env);
         synchronized (processes)
         {

@@ -1,30 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The verbs4j Authors
 
-package io.verbs4j.system.support;
+package io.verbs4j.launch;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child JVM driven over its stdin/stdout, one command per line, answered by one line ({@code OK ...} or
- * {@code ERR ...}); other lines the child prints (events such as {@code FAILED ...}) are kept for
- * {@link #awaitLine}. Unlike the conformance kit's {@code RemotePeer}, every wait here has a timeout (a pump thread
- * reads the child's output), so a child that hangs or stops can never hang the test, and the child can be
- * SIGKILLed, SIGSTOPped and SIGCONTed by its own pid (never by name).
+ * A child JVM for tests, started by {@link JvmLauncher} (so with {@link JvmFlags} and the test's class path), whose
+ * standard output is read line by line by a pump thread: every wait has a timeout, so a child that hangs or stops
+ * can never hang the test, and the child can be SIGKILLed, SIGSTOPped and SIGCONTed by its own pid (never by name).
+ * <p>
+ * Two kinds of child use it:
+ * <ul>
+ *     <li>a command peer ({@link #ChildJvm(String, List, Class, List)}): driven over its stdin, one command per
+ *     line, answered by one line ({@code OK ...} or {@code ERR ...}); it prints {@code READY <pid>} when it is up
+ *     and exits on {@code EXIT}; other lines it prints (events such as {@code FAILED ...}) are kept for
+ *     {@link #awaitLine};</li>
+ *     <li>any other child ({@link #builder}): the test waits for the lines it expects with {@link #awaitLine}, and
+ *     may have every line copied to a stream as it arrives ({@link Builder#echo}).</li>
+ * </ul>
+ * {@link #close} ends the child in every case (the exit command first if it has one, then SIGKILL), so a test that
+ * closes it in {@code finally} or try-with-resources leaves no process behind even when it fails.
  */
 public final class ChildJvm implements AutoCloseable
 {
     /** Longest wait for the answer to a command. */
     public static final long CALL_TIMEOUT_MS = 60_000;
+
+    private static final String EOF = "\u0000EOF";
 
     private final Process process;
     private final PrintStream commands;
@@ -32,11 +44,14 @@ public final class ChildJvm implements AutoCloseable
     private final List<String> skipped = new ArrayList<>();
     private final Thread pump;
     private final String label;
+    private final String exitCommand;
+    private final PrintStream echo;
+    private final String echoPrefix;
     private final long pid;
 
     /**
-     * Starts {@code mainClass} with the test's class path and the JVM flags of {@code verbs4j.test.jvmFlags}, and
-     * waits for its {@code READY <pid>} line.
+     * Starts a command peer: {@code mainClass} with the test's class path and {@link JvmFlags}, and waits for its
+     * {@code READY <pid>} line.
      *
      * @param label     for messages.
      * @param jvmArgs   extra JVM arguments (heap, JIT).
@@ -45,38 +60,139 @@ public final class ChildJvm implements AutoCloseable
      */
     public ChildJvm(final String label, final List<String> jvmArgs, final Class<?> mainClass, final List<String> args)
     {
-        this.label = label;
-        final List<String> command = new ArrayList<>();
-        command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        for (final String flag : System.getProperty("verbs4j.test.jvmFlags", "").trim().split("\\s+"))
+        this(builder(label, mainClass).jvmArgs(jvmArgs).args(args).exitCommand("EXIT"));
+        final String ready = awaitLine("READY", CALL_TIMEOUT_MS);
+        final long reported = Long.parseLong(ready.substring("READY ".length()).trim());
+        if (reported != process.pid())
         {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
+            close();
+            throw new IllegalStateException(label + " reports pid " + reported + " but is " + process.pid());
         }
-        command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass.getName());
-        command.addAll(args);
+    }
+
+    private ChildJvm(final Builder builder)
+    {
+        this.label = builder.label;
+        this.exitCommand = builder.exitCommand;
+        this.echo = builder.echo;
+        this.echoPrefix = builder.echoPrefix;
+        final ProcessBuilder processBuilder = builder.launcher.processBuilder();
+        if (builder.mergeStderr)
+        {
+            processBuilder.redirectErrorStream(true);
+        }
+        else
+        {
+            processBuilder.redirectError(ProcessBuilder.Redirect.INHERIT);
+        }
         try
         {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process = processBuilder.start();
         }
         catch (final IOException ex)
         {
             throw new IllegalStateException("cannot start " + label + ": " + ex, ex);
         }
+        pid = process.pid();
         commands = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        pump = new Thread(this::pumpLines, "systest-child-output-" + process.pid());
+        pump = new Thread(this::pumpLines, "test-child-output-" + process.pid());
         pump.setDaemon(true);
         pump.start();
-        final String ready = awaitLine("READY", CALL_TIMEOUT_MS);
-        pid = Long.parseLong(ready.substring("READY ".length()).trim());
-        if (pid != process.pid())
+    }
+
+    /**
+     * A child that is not a command peer: configure, then {@link Builder#start}.
+     *
+     * @param label     for messages.
+     * @param mainClass the child's main class (on the test's class path).
+     * @return the builder.
+     */
+    public static Builder builder(final String label, final Class<?> mainClass)
+    {
+        return new Builder(label, JvmLauncher.of(mainClass));
+    }
+
+    /** How to start a {@link ChildJvm}; one use. */
+    public static final class Builder
+    {
+        private final String label;
+        private final JvmLauncher launcher;
+        private boolean mergeStderr;
+        private String exitCommand;
+        private PrintStream echo;
+        private String echoPrefix = "";
+
+        private Builder(final String label, final JvmLauncher launcher)
         {
-            throw new IllegalStateException(label + " reports pid " + pid + " but is " + process.pid());
+            this.label = Objects.requireNonNull(label, "label");
+            this.launcher = launcher;
+        }
+
+        /**
+         * @param jvmArgs JVM arguments after {@link JvmFlags} (heap, JIT, system properties).
+         * @return this.
+         */
+        public Builder jvmArgs(final List<String> jvmArgs)
+        {
+            launcher.jvmArgs(jvmArgs);
+            return this;
+        }
+
+        /**
+         * @param args the main class's arguments.
+         * @return this.
+         */
+        public Builder args(final List<String> args)
+        {
+            launcher.args(args);
+            return this;
+        }
+
+        /**
+         * Reads the child's standard error together with its standard output (default: inherited by this JVM).
+         *
+         * @return this.
+         */
+        public Builder mergeStderr()
+        {
+            this.mergeStderr = true;
+            return this;
+        }
+
+        /**
+         * @param command the line that asks the child to exit, sent by {@link #close} before it kills (default
+         *                none: close kills at once).
+         * @return this.
+         */
+        public Builder exitCommand(final String command)
+        {
+            this.exitCommand = command;
+            return this;
+        }
+
+        /**
+         * Copies every line of the child's output to {@code out}, prefixed, as it arrives (the lines stay available
+         * to {@link #awaitLine} as well).
+         *
+         * @param out    where to copy.
+         * @param prefix written before each line, such as {@code "[child] "}.
+         * @return this.
+         */
+        public Builder echo(final PrintStream out, final String prefix)
+        {
+            this.echo = Objects.requireNonNull(out, "out");
+            this.echoPrefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /**
+         * Starts the child; returns at once.
+         *
+         * @return the running child.
+         */
+        public ChildJvm start()
+        {
+            return new ChildJvm(this);
         }
     }
 
@@ -150,7 +266,7 @@ public final class ChildJvm implements AutoCloseable
                     throw new IllegalStateException(label + " (pid " + process.pid() + "): no " +
                         (null == prefix ? "answer" : "'" + prefix + "' line") + " within " + timeoutMs + " ms");
                 }
-                if ("\u0000EOF".equals(line))
+                if (EOF.equals(line))
                 {
                     lines.add(line);
                     throw new IllegalStateException(label + " exited (code " +
@@ -187,7 +303,7 @@ public final class ChildJvm implements AutoCloseable
         String line;
         while (null != (line = lines.poll()))
         {
-            if ("\u0000EOF".equals(line))
+            if (EOF.equals(line))
             {
                 lines.add(line);
                 break;
@@ -272,22 +388,21 @@ public final class ChildJvm implements AutoCloseable
         return process.exitValue();
     }
 
-    /** Asks the child to exit, kills it if it does not within 10 s, and closes the pipes. Idempotent. */
+    /**
+     * Sends the exit command, if the child has one, and kills the child (SIGKILL) if it does not exit within 10 s
+     * (at once without an exit command); then closes the pipes. Idempotent.
+     */
     @Override
     public void close()
     {
         if (process.isAlive())
         {
-            try
+            if (null != exitCommand)
             {
-                commands.println("EXIT");
+                commands.println(exitCommand);
                 commands.flush();
             }
-            catch (final RuntimeException ignore)
-            {
-                // the pipe is gone: the kill below ends it
-            }
-            if (!waitFor(10_000))
+            if (null == exitCommand || !waitFor(10_000))
             {
                 process.destroyForcibly();
                 waitFor(10_000);
@@ -320,6 +435,10 @@ public final class ChildJvm implements AutoCloseable
             String line;
             while (null != (line = in.readLine()))
             {
+                if (null != echo)
+                {
+                    echo.println(echoPrefix + line);
+                }
                 lines.add(line);
             }
         }
@@ -327,6 +446,6 @@ public final class ChildJvm implements AutoCloseable
         {
             // the child died or close() closed the stream
         }
-        lines.add("\u0000EOF");
+        lines.add(EOF);
     }
 }

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The verbs4j Authors
 
-package io.verbs4j.bench.launch;
+package io.verbs4j.launch;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The JVM flags every verbs4j JVM needs, in one place for the benchmarks module.
+ * The JVM flags every verbs4j JVM needs, in one place.
  * <p>
- * Child JVMs started by {@link PeerProcess} get {@link #LIST}; JMH forks get the individual constants through
+ * Child JVMs started by {@link JvmLauncher} get {@link #LIST}; JMH forks get the individual constants through
  * {@code @Fork(jvmArgsAppend = {...})} (annotation values must be compile-time constants, hence one constant per
  * flag). The same list appears in the top-level {@code verbs4j} launcher script and in the parent pom property
- * {@code verbs4j.jvmFlags}; {@code JvmFlagsTest} fails the build when the three copies disagree.
+ * {@code verbs4j.jvmFlags} (Surefire's argLine); {@code JvmFlagsAgreementTest} fails the build when the three
+ * copies disagree.
  * <ul>
- *     <li>{@link #IGNORE_UNRECOGNIZED} must come first so JDK 17 accepts the JDK 25-only flag.</li>
+ *     <li>{@link #IGNORE_UNRECOGNIZED} must come first so JDK 17 accepts the JDK 24-only flag.</li>
  *     <li>{@link #ADD_EXPORTS_MISC}: Agrona 2.x reaches {@code jdk.internal.misc.Unsafe}.</li>
  *     <li>{@link #ENABLE_NATIVE_ACCESS} and {@link #UNSAFE_MEMORY_ACCESS} keep JDK 25 quiet.</li>
  * </ul>
@@ -50,6 +51,10 @@ public final class JvmFlags
      */
     public static List<String> normalise(final String flags)
     {
+        if (null == flags)
+        {
+            throw new NullPointerException("flags");
+        }
         final String[] tokens = flags.trim().split("\\s+");
         final List<String> result = new ArrayList<>();
         for (int i = 0; i < tokens.length; i++)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The verbs4j Authors
 
-package io.verbs4j.bench.launch;
+package io.verbs4j.launch;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class JvmFlagsTest
+/** The three copies of the JVM flags (this class, the launcher script, the parent pom) agree. */
+class JvmFlagsAgreementTest
 {
     @Test
     void shouldMatchTheLauncherScript() throws Exception
