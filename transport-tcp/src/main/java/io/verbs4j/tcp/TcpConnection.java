@@ -31,7 +31,6 @@ import io.verbs4j.spi.SilenceDetector;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
 import io.verbs4j.tcp.protocol.HandshakeFlyweight;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
@@ -53,7 +52,7 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  * (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused) descriptor.
  * <p>
  * Order on the wire: every frame after the handshake goes through one {@link TcpOutbound}, whoever holds the lock
- * (the event loop, a poster, or in polling mode the application thread that decodes requests and answers them), so
+ * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
@@ -82,7 +81,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private static final int PAYLOAD_DISCARD = 2;
     private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
-    private static final int POLL_BUFFER_LENGTH = 64 * 1024;
     private static final int POLL_READS_PER_CALL = 4;
 
     private final TcpDevice device;
@@ -118,8 +116,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable closeTask = this::closeLocked;
     private boolean pollDriven;
-    private ByteBuf pollBuffer;
-    private long pollAddress;
+    private boolean polled;
+    private boolean readsShared;
+    private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
+    private long framesDecoded;
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
 
@@ -377,6 +377,50 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             {
                 startPollDriven();
             }
+            else if (readsShared)
+            {
+                // Event mode: Netty keeps reading (idle connections, parked waiters), and a thread polling a
+                // completion queue of this device reads too, whoever comes first (TcpReadOwnership).
+                polled = true;
+                device.addPolled(this);
+            }
+        }
+    }
+
+    /**
+     * Channel set-up, before the first read: where pollers may read this socket (epoll without TLS, polling mode or
+     * {@link TcpConfiguration#pollerReads()}), the I/O thread's read loops take the driver lock.
+     */
+    private void shareReads()
+    {
+        if (ctx.channel() instanceof io.netty.channel.epoll.EpollSocketChannel && null == device.tls() &&
+            (configuration.pollingMode() || configuration.pollerReads()))
+        {
+            final io.netty.channel.ChannelConfig config = ctx.channel().config();
+            config.setRecvByteBufAllocator(reads.lockingAllocator(config.getRecvByteBufAllocator()));
+            readsShared = true;
+        }
+    }
+
+    /** @return the socket's read ownership (tests, diagnostics). */
+    TcpReadOwnership reads()
+    {
+        return reads;
+    }
+
+    /** The driver lock as the I/O thread's read loop takes it. */
+    private final class ReadLock implements TcpReadOwnership.DriverLock
+    {
+        /** {@inheritDoc} */
+        public boolean lockLoop()
+        {
+            return lockIo();
+        }
+
+        /** {@inheritDoc} */
+        public void unlockLoop(final boolean locked)
+        {
+            unlockIo(locked);
         }
     }
 
@@ -390,10 +434,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     private void startPollDriven()
     {
-        final java.nio.ByteBuffer memory = BufferUtil.allocateDirectAligned(POLL_BUFFER_LENGTH, 64);
-        pollAddress = BufferUtil.address(memory);
-        pollBuffer = Unpooled.wrappedBuffer(memory);
         pollDriven = true;
+        polled = true;
         ctx.channel().config().setAutoRead(false);
         final long interval = configuration.pollBackstopNs();
         backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
@@ -416,9 +458,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             writtenFromApplication = false;
+            final long framesBefore = framesDecoded;
             work = pollSocket();
             if (work > 0)
             {
+                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, framesDecoded - framesBefore);
                 afterPollFromApplication();
             }
         }
@@ -436,36 +480,19 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private int pollSocket()
     {
         final FileDescriptor fd = socketFd;
-        int work = 0;
-        while (null != fd && !closed && work < POLL_READS_PER_CALL)
+        if (null == fd || closed)
         {
-            final int n;
-            try
-            {
-                n = fd.readAddress(pollAddress, 0, POLL_BUFFER_LENGTH);
-            }
-            catch (final java.io.IOException ex)
-            {
-                scheduleClose();
-                break;
-            }
-            if (0 == n)
-            {
-                break;
-            }
-            if (n < 0)
-            {
-                scheduleClose();
-                break;
-            }
-            work++;
+            return 0;
+        }
+        final int work = reads.read(fd, POLL_READS_PER_CALL);
+        if (TcpReadOwnership.END_OF_STREAM == work)
+        {
+            scheduleClose();
+            return 0;
+        }
+        if (work > 0)
+        {
             readSinceTick = true;
-            pollBuffer.setIndex(0, n);
-            decode(pollBuffer);
-            if (n < POLL_BUFFER_LENGTH)
-            {
-                break;
-            }
         }
         return work;
     }
@@ -745,6 +772,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        shareReads();
     }
 
     /** {@inheritDoc} */
@@ -980,8 +1008,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             backstop.cancel(false);
         }
-        if (pollDriven)
+        if (polled)
         {
+            polled = false;
             device.removePolled(this);
         }
         sink.clear();
@@ -1012,6 +1041,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     // ---------------------------------------------------------------- decoding
 
+    /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
+    private boolean decodeRead(final ByteBuf in)
+    {
+        decode(in);
+        return !closed;
+    }
+
     private void decode(final ByteBuf in)
     {
         while (in.isReadable() && !closed)
@@ -1026,6 +1062,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     return;
                 }
                 headerFill = 0;
+                framesDecoded++;
                 counters.increment(TcpCounter.FRAMES_RECEIVED);
                 payloadMode = PAYLOAD_NONE;
                 if (!onHeader())
