@@ -122,6 +122,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private long framesDecoded;
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
+    /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
+    private volatile boolean ioWaiting;
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -289,17 +291,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             return false;
         }
-        int spins = 0;
-        while (!DRIVER.compareAndSet(this, 0, 1))
+        if (!DRIVER.compareAndSet(this, 0, 1))
         {
-            if (++spins < 100)
+            // A spinning poller takes the lock again microseconds after it released it: it must step aside, or
+            // the event loop (woken by epoll, or to write a post) could wait for a long time.
+            ioWaiting = true;
+            int spins = 0;
+            while (!DRIVER.compareAndSet(this, 0, 1))
             {
-                Thread.onSpinWait();
+                if (++spins < 100)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                }
             }
-            else
-            {
-                Thread.yield();
-            }
+            ioWaiting = false;
         }
         ioLocked = true;
         return true;
@@ -450,7 +459,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     int progress()
     {
-        if (null == socketFd || !DRIVER.compareAndSet(this, 0, 1))
+        if (null == socketFd || ioWaiting || !DRIVER.compareAndSet(this, 0, 1))
         {
             return 0;
         }
