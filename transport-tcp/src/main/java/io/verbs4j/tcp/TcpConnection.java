@@ -656,7 +656,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     ByteBuf newFrame(final int payloadCapacity)
     {
-        final ByteBuf buffer = ctx.alloc().directBuffer(FrameFlyweight.HEADER_LENGTH + payloadCapacity);
+        final io.netty.buffer.ByteBufAllocator alloc = ctx.executor().inEventLoop() ? ctx.alloc() :
+            device.offLoopFrames();
+        final ByteBuf buffer = alloc.directBuffer(FrameFlyweight.HEADER_LENGTH + payloadCapacity);
         buffer.writerIndex(FrameFlyweight.HEADER_LENGTH);
         outFrame.wrap(buffer, 0);
         return buffer;
@@ -1046,6 +1048,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             }
         }
         bufferPool.clear();
+        reads.release();
     }
 
     // ---------------------------------------------------------------- decoding

@@ -46,6 +46,13 @@ public final class TcpDevice extends AbstractDevice
     private final StatRegistry.Registration stat;
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
+    /**
+     * Frames built on threads other than the I/O threads (responses and ACKs of polling threads' reads): Netty's
+     * shared pool would give each such thread an arena of its own, and each arena a 4 MiB chunk kept for good; this
+     * one has a single arena of 64 KiB chunks, so application threads add at most a few small chunks.
+     */
+    private final io.netty.buffer.ByteBufAllocator offLoopFrames =
+        new io.netty.buffer.PooledByteBufAllocator(true, 0, 1, 8192, 3, 0, 0, false);
     private volatile TcpConnection[] polled = new TcpConnection[0];
     private final Progress pollProgress = () ->
     {
@@ -115,6 +122,12 @@ public final class TcpDevice extends AbstractDevice
     TcpEventLoops eventLoops()
     {
         return eventLoops;
+    }
+
+    /** @return the allocator of frames built off the I/O threads. */
+    io.netty.buffer.ByteBufAllocator offLoopFrames()
+    {
+        return offLoopFrames;
     }
 
     /** {@inheritDoc} */

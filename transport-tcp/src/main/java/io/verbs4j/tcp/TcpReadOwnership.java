@@ -71,6 +71,7 @@ final class TcpReadOwnership
 
     private final DriverLock lock;
     private final Decoder decoder;
+    private ByteBuffer memory;
     private ByteBuf buffer;
     private long address;
     private long pollerReads;
@@ -110,7 +111,7 @@ final class TcpReadOwnership
     {
         if (null == buffer)
         {
-            final ByteBuffer memory = BufferUtil.allocateDirectAligned(BUFFER_LENGTH, 64);
+            memory = ByteBuffer.allocateDirect(BUFFER_LENGTH);
             address = BufferUtil.address(memory);
             buffer = Unpooled.wrappedBuffer(memory);
         }
@@ -143,6 +144,20 @@ final class TcpReadOwnership
             }
         }
         return reads;
+    }
+
+    /**
+     * Frees the read buffer now rather than at some later garbage collection (the connection closed). Driver lock
+     * held, so no reader is using it; a later {@link #read} would allocate a new one.
+     */
+    void release()
+    {
+        if (null != memory)
+        {
+            buffer = null;
+            BufferUtil.free(memory);
+            memory = null;
+        }
     }
 
     /** @return read loops of the I/O thread that took the lock (diagnostics, tests). */

@@ -42,6 +42,8 @@ class TcpPollerReadsTest
             final TcpConnection server = ((TcpQueuePair)pair.server).connection();
             assertTrue(server.reads().loopReads() > 0, "the I/O thread's read loops take the driver lock");
             assertEquals(0, server.reads().pollerReads());
+            // The connector's channel too (its handshake, at least, was read by the I/O thread's locked loop).
+            assertTrue(((TcpQueuePair)pair.client).connection().reads().loopReads() > 0);
         }
     }
 

@@ -229,6 +229,27 @@ class TcpReadOwnershipTest
     }
 
     @Test
+    void shouldFreeItsBufferOnReleaseAndStillReadAfterwards()
+    {
+        final AtomicInteger decoded = new AtomicInteger();
+        final TcpReadOwnership reads = new TcpReadOwnership(lock, in ->
+        {
+            decoded.addAndGet(in.readableBytes());
+            in.skipBytes(in.readableBytes());
+            return true;
+        });
+        reads.release();
+        write(10);
+        assertEquals(1, reads.read(pipe[0], 1));
+        reads.release();
+        reads.release();
+        write(20);
+        assertEquals(1, reads.read(pipe[0], 1));
+        assertEquals(30, decoded.get());
+        reads.release();
+    }
+
+    @Test
     void shouldReportTheEndOfTheStream() throws IOException
     {
         final TcpReadOwnership reads = new TcpReadOwnership(lock, in ->
