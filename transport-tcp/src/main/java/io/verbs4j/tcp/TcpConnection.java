@@ -82,6 +82,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
     private static final int POLL_READS_PER_CALL = 4;
+    /**
+     * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
+     * read) polling
+     * threads keep reading a connection; then they leave it to the I/O thread until the next such sign. A waiter's
+     * spin phase thus stops making a system call per step once nothing came for a round trip and more, and leaves
+     * the CPU to the threads that write (on a 2-core machine a spin phase full of system calls starved them).
+     */
+    static final long POLLER_PATIENCE_NS = 200_000;
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -124,6 +132,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean ioLocked;
     /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
     private volatile boolean ioWaiting;
+    /** When input last looked likely (event mode): a post, or data read. */
+    private volatile long inputExpectedNs = System.nanoTime();
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -352,6 +362,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     void wroteDirect()
     {
         wroteSinceTick = true;
+        expectInput();
     }
 
     /** @return the posting thread's writer. Driver lock held. */
@@ -411,6 +422,27 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * Any thread: input is likely soon (a request was posted: its response or the peer's answer will come), so
+     * polling threads read this socket again (event mode, see {@link #POLLER_PATIENCE_NS}).
+     */
+    void expectInput()
+    {
+        inputExpectedNs = System.nanoTime();
+    }
+
+    /** @return when input last looked likely ({@link System#nanoTime()}; tests). */
+    long inputExpectedNs()
+    {
+        return inputExpectedNs;
+    }
+
+    /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
+    boolean pollersReading()
+    {
+        return pollDriven || System.nanoTime() - inputExpectedNs <= POLLER_PATIENCE_NS;
+    }
+
     /** @return the socket's read ownership (tests, diagnostics). */
     TcpReadOwnership reads()
     {
@@ -459,7 +491,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     int progress()
     {
-        if (null == socketFd || ioWaiting || !DRIVER.compareAndSet(this, 0, 1))
+        if (null == socketFd || ioWaiting || !pollersReading() || !DRIVER.compareAndSet(this, 0, 1))
         {
             return 0;
         }
@@ -471,6 +503,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             work = pollSocket();
             if (work > 0)
             {
+                expectInput();
                 counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, framesDecoded - framesBefore);
                 afterPollFromApplication();
             }
@@ -679,6 +712,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         counters.increment(TcpCounter.FRAMES_SENT);
         wroteSinceTick = true;
         writtenFromApplication = true;
+        expectInput();
         outbound.write(buffer);
     }
 
@@ -843,6 +877,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             readSinceTick = true;
+            expectInput();
             decode(in);
         }
         finally

@@ -4,12 +4,14 @@
 package io.verbs4j.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.verbs4j.Access;
 import io.verbs4j.CompletionBatch;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
@@ -44,6 +46,50 @@ class TcpPollerReadsTest
             assertEquals(0, server.reads().pollerReads());
             // The connector's channel too (its handshake, at least, was read by the I/O thread's locked loop).
             assertTrue(((TcpQueuePair)pair.client).connection().reads().loopReads() > 0);
+        }
+    }
+
+    @Test
+    void shouldStepAsideAfterAnIdleSpellUntilThePollingSidePostsAgain()
+    {
+        // Heartbeats 15 s apart: nothing arrives unless asked for.
+        final DeviceContext quiet = new DeviceContext().peerTimeoutNs(60_000_000_000L);
+        try (TcpPair pair = new TcpPair(config -> { }, quiet, new DeviceContext().peerTimeoutNs(60_000_000_000L)))
+        {
+            writeAndReadBack(pair);
+            final TcpConnection client = ((TcpQueuePair)pair.client).connection();
+            final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion outbox = pair.serverPd.allocate(64, Access.ALL);
+            pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
+            idle(pair);
+            assertFalse(client.pollersReading(), "idle: the socket is left to the I/O thread");
+            final long polledBefore = pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS);
+            outbox.putLong(0, 99);
+            final long beforeSend = System.nanoTime();
+            pair.server.postSend(new SendRequest(1).wrId(8).sge(outbox, 0, 8));
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            assertEquals(99, inbox.getLong(0));
+            assertEquals(polledBefore, pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS),
+                "the unsolicited SEND was read by the I/O thread");
+            assertTrue(client.inputExpectedNs() - beforeSend >= 0, "data read by the I/O thread: pollers read again");
+            idle(pair);
+            assertFalse(client.pollersReading());
+            final long beforePost = System.nanoTime();
+            pair.client.postSend(new SendRequest(1).wrId(9).opcode(Opcode.RDMA_WRITE).sge(inbox, 0, 8)
+                .remote(outbox.address(), outbox.rkey()));
+            assertTrue(client.inputExpectedNs() - beforePost >= 0, "a post will be answered: pollers read again");
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+        }
+    }
+
+    /** Polls the client's empty completion queue for longer than the pollers' patience. */
+    private static void idle(final TcpPair pair)
+    {
+        final CompletionBatch batch = new CompletionBatch(4);
+        final long end = System.nanoTime() + 2 * TcpConnection.POLLER_PATIENCE_NS;
+        while (System.nanoTime() < end)
+        {
+            assertEquals(0, pair.clientCq.poll(batch));
         }
     }
 
