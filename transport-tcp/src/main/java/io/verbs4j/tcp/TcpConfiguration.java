@@ -124,7 +124,11 @@ public final class TcpConfiguration
      * connection of the device whose socket nobody else is reading (a non-blocking read, the frame decoding and the
      * completions, then the acknowledgements), so a completion reaches a polling thread with no wake-up. The I/O
      * threads still read every socket when data arrives (idle connections, waiters that park, accept, handshakes):
-     * whoever comes first reads, one reader per connection at a time ({@code TcpReadOwnership}). {@code false}
+     * whoever comes first reads, one reader per connection at a time ({@code TcpReadOwnership}). Pollers read a
+     * connection only within 200 µs of the last sign of input (a post, a frame written, data read): a long wait
+     * stops making a system call per poll and leaves the socket to the I/O thread. With direct writes off
+     * ({@link #DIRECT_WRITE_PROP_NAME}) the acknowledgements a poller produces still go out through the I/O
+     * thread. {@code false}
      * leaves all reading to the I/O threads, as before (for A/B comparison). No effect in polling mode
      * ({@link #MODE_PROP_NAME}{@code =poll}, where pollers always read), on NIO or under TLS (the I/O thread's
      * {@code SslHandler} must see every byte). Frames read this way are counted as
