@@ -84,10 +84,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private static final int POLL_READS_PER_CALL = 4;
     /**
      * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
-     * read) polling
-     * threads keep reading a connection; then they leave it to the I/O thread until the next such sign. A waiter's
-     * spin phase thus stops making a system call per step once nothing came for a round trip and more, and leaves
-     * the CPU to the threads that write (on a 2-core machine a spin phase full of system calls starved them).
+     * read) polling threads keep reading a connection; then they leave it to the I/O thread until the next such
+     * sign. A waiter's spin phase thus stops making a system call per step once nothing came for a round trip and
+     * more, and leaves the CPU to the threads that write (on a 2-core machine a spin phase full of system calls
+     * starved them).
      */
     static final long POLLER_PATIENCE_NS = 200_000;
 
@@ -132,7 +132,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean ioLocked;
     /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
     private volatile boolean ioWaiting;
-    /** When input last looked likely (event mode): a post, or data read. */
+    /** When input last looked likely (event mode): a post, a frame written, or data read. */
     private volatile long inputExpectedNs = System.nanoTime();
 
     private ChannelHandlerContext ctx;
@@ -423,7 +423,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Any thread: input is likely soon (a request was posted: its response or the peer's answer will come), so
+     * Any thread: input is likely soon (a post or a frame written will be answered; data came, more may follow), so
      * polling threads read this socket again (event mode, see {@link #POLLER_PATIENCE_NS}).
      */
     void expectInput()
