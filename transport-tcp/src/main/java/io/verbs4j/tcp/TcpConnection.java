@@ -128,6 +128,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean readsShared;
     private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
     private long framesDecoded;
+    private final TcpFrameSlots frameSlots = new TcpFrameSlots();
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
     /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
@@ -689,9 +690,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     ByteBuf newFrame(final int payloadCapacity)
     {
-        final io.netty.buffer.ByteBufAllocator alloc = ctx.executor().inEventLoop() ? ctx.alloc() :
-            device.offLoopFrames();
-        final ByteBuf buffer = alloc.directBuffer(FrameFlyweight.HEADER_LENGTH + payloadCapacity);
+        final int length = FrameFlyweight.HEADER_LENGTH + payloadCapacity;
+        ByteBuf buffer = null;
+        if (ctx.executor().inEventLoop())
+        {
+            buffer = ctx.alloc().directBuffer(length);
+        }
+        else
+        {
+            buffer = frameSlots.take(length);
+            if (null == buffer)
+            {
+                buffer = device.offLoopFrames().directBuffer(length);
+            }
+        }
         buffer.writerIndex(FrameFlyweight.HEADER_LENGTH);
         outFrame.wrap(buffer, 0);
         return buffer;
@@ -1084,6 +1096,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
         bufferPool.clear();
         reads.release();
+        frameSlots.close();
     }
 
     // ---------------------------------------------------------------- decoding

@@ -47,7 +47,7 @@ public final class TcpDevice extends AbstractDevice
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
     /**
-     * Frames built on threads other than the I/O threads (responses and ACKs of polling threads' reads): Netty's
+     * Frames built on threads other than the I/O threads that fit no connection's {@link TcpFrameSlots}: Netty's
      * shared pool would give each such thread an arena of its own, and each arena a 4 MiB chunk kept for good; this
      * one has a single arena of 64 KiB chunks, so application threads add at most a few small chunks.
      */
