@@ -119,6 +119,26 @@ public final class TcpConfiguration
     public static final String POLL_BACKSTOP_DEFAULT = "200";
 
     /**
+     * Whether a thread polling a completion queue reads the device's sockets itself in event mode (epoll, without
+     * TLS), UCX's {@code worker.progress()} model: every poll of a completion queue that finds nothing reads each
+     * connection of the device whose socket nobody else is reading (a non-blocking read, the frame decoding and the
+     * completions, then the acknowledgements), so a completion reaches a polling thread with no wake-up. The I/O
+     * threads still read every socket when data arrives (idle connections, waiters that park, accept, handshakes):
+     * whoever comes first reads, one reader per connection at a time ({@code TcpReadOwnership}). Pollers read a
+     * connection only within 200 µs of the last sign of input (a post, a frame written, data read): a long wait
+     * stops making a system call per poll and leaves the socket to the I/O thread. With direct writes off
+     * ({@link #DIRECT_WRITE_PROP_NAME}) the acknowledgements a poller produces still go out through the I/O
+     * thread. {@code false}
+     * leaves all reading to the I/O threads, as before (for A/B comparison). No effect in polling mode
+     * ({@link #MODE_PROP_NAME}{@code =poll}, where pollers always read), on NIO or under TLS (the I/O thread's
+     * {@code SslHandler} must see every byte). Frames read this way are counted as
+     * {@link TcpCounter#FRAMES_RECEIVED_BY_POLLERS}.
+     */
+    public static final String POLLER_READS_PROP_NAME = "verbs4j.tcp.poller.reads";
+    /** Default: pollers read. */
+    public static final String POLLER_READS_DEFAULT = "true";
+
+    /**
      * Whether connections run over TLS (Netty's {@code SslHandler}, JDK provider), with mutual authentication by
      * certificates: both sides need {@link #TLS_KEYSTORE_PROP_NAME} and {@link #TLS_TRUSTSTORE_PROP_NAME}. TLS turns
      * off the zero-copy paths (direct writes from registered memory, reads straight into it, polling-mode reads).
@@ -153,6 +173,7 @@ public final class TcpConfiguration
     private final boolean directWrite;
     private final int directReadThreshold;
     private final long pollBackstopNs;
+    private final boolean pollerReads;
     private final ClusterSecret secret;
     private final boolean tls;
     private final String tlsKeyStore;
@@ -196,6 +217,7 @@ public final class TcpConfiguration
             DIRECT_READ_THRESHOLD_DEFAULT));
         pollBackstopNs = TimeUnit.MICROSECONDS.toNanos(
             positiveInt(context, POLL_BACKSTOP_PROP_NAME, POLL_BACKSTOP_DEFAULT));
+        pollerReads = parseBoolean(context, POLLER_READS_PROP_NAME, POLLER_READS_DEFAULT);
         if (directReadThreshold < 0)
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
@@ -223,6 +245,16 @@ public final class TcpConfiguration
     public static TcpConfiguration of(final DeviceContext context)
     {
         return new TcpConfiguration(context);
+    }
+
+    private static boolean parseBoolean(final DeviceContext context, final String name, final String defaultValue)
+    {
+        final String text = context.get(name, defaultValue).trim();
+        if (!"true".equalsIgnoreCase(text) && !"false".equalsIgnoreCase(text))
+        {
+            throw new IllegalArgumentException(name + "=" + text + "; use true or false");
+        }
+        return Boolean.parseBoolean(text);
     }
 
     private static int positiveInt(final DeviceContext context, final String name, final String defaultValue)
@@ -320,6 +352,12 @@ public final class TcpConfiguration
     public boolean directWrite()
     {
         return directWrite;
+    }
+
+    /** @return whether threads polling a completion queue read the sockets in event mode. */
+    public boolean pollerReads()
+    {
+        return pollerReads;
     }
 
     /** @return polling mode's backstop read interval. */

@@ -31,7 +31,6 @@ import io.verbs4j.spi.SilenceDetector;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
 import io.verbs4j.tcp.protocol.HandshakeFlyweight;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
@@ -53,7 +52,7 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  * (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused) descriptor.
  * <p>
  * Order on the wire: every frame after the handshake goes through one {@link TcpOutbound}, whoever holds the lock
- * (the event loop, a poster, or in polling mode the application thread that decodes requests and answers them), so
+ * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
@@ -82,8 +81,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private static final int PAYLOAD_DISCARD = 2;
     private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
-    private static final int POLL_BUFFER_LENGTH = 64 * 1024;
     private static final int POLL_READS_PER_CALL = 4;
+    /**
+     * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
+     * read) polling threads keep reading a connection; then they leave it to the I/O thread until the next such
+     * sign. A waiter's spin phase thus stops making a system call per step once nothing came for a round trip and
+     * more, and leaves the CPU to the threads that write (on a 2-core machine a spin phase full of system calls
+     * starved them).
+     */
+    static final long POLLER_PATIENCE_NS = 200_000;
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -118,10 +124,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable closeTask = this::closeLocked;
     private boolean pollDriven;
-    private ByteBuf pollBuffer;
-    private long pollAddress;
+    private boolean polled;
+    private boolean readsShared;
+    private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
+    private long framesDecoded;
+    private final TcpFrameSlots frameSlots = new TcpFrameSlots();
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
+    /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
+    private volatile boolean ioWaiting;
+    /** When input last looked likely (event mode): a post, a frame written, or data read. */
+    private volatile long inputExpectedNs = System.nanoTime();
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -289,17 +302,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             return false;
         }
-        int spins = 0;
-        while (!DRIVER.compareAndSet(this, 0, 1))
+        if (!DRIVER.compareAndSet(this, 0, 1))
         {
-            if (++spins < 100)
+            // A spinning poller takes the lock again microseconds after it released it: it must step aside, or
+            // the event loop (woken by epoll, or to write a post) could wait for a long time.
+            ioWaiting = true;
+            int spins = 0;
+            while (!DRIVER.compareAndSet(this, 0, 1))
             {
-                Thread.onSpinWait();
+                if (++spins < 100)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                }
             }
-            else
-            {
-                Thread.yield();
-            }
+            ioWaiting = false;
         }
         ioLocked = true;
         return true;
@@ -343,6 +363,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     void wroteDirect()
     {
         wroteSinceTick = true;
+        expectInput();
     }
 
     /** @return the posting thread's writer. Driver lock held. */
@@ -377,6 +398,71 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             {
                 startPollDriven();
             }
+            else if (readsShared)
+            {
+                // Event mode: Netty keeps reading (idle connections, parked waiters), and a thread polling a
+                // completion queue of this device reads too, whoever comes first (TcpReadOwnership).
+                polled = true;
+                device.addPolled(this);
+            }
+        }
+    }
+
+    /**
+     * Channel set-up, before the first read: where pollers may read this socket (epoll without TLS, polling mode or
+     * {@link TcpConfiguration#pollerReads()}), the I/O thread's read loops take the driver lock.
+     */
+    private void shareReads()
+    {
+        if (ctx.channel() instanceof io.netty.channel.epoll.EpollSocketChannel && null == device.tls() &&
+            (configuration.pollingMode() || configuration.pollerReads()))
+        {
+            final io.netty.channel.ChannelConfig config = ctx.channel().config();
+            config.setRecvByteBufAllocator(reads.lockingAllocator(config.getRecvByteBufAllocator()));
+            readsShared = true;
+        }
+    }
+
+    /**
+     * Any thread: input is likely soon (a post or a frame written will be answered; data came, more may follow), so
+     * polling threads read this socket again (event mode, see {@link #POLLER_PATIENCE_NS}).
+     */
+    void expectInput()
+    {
+        inputExpectedNs = System.nanoTime();
+    }
+
+    /** @return when input last looked likely ({@link System#nanoTime()}; tests). */
+    long inputExpectedNs()
+    {
+        return inputExpectedNs;
+    }
+
+    /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
+    boolean pollersReading()
+    {
+        return pollDriven || System.nanoTime() - inputExpectedNs <= POLLER_PATIENCE_NS;
+    }
+
+    /** @return the socket's read ownership (tests, diagnostics). */
+    TcpReadOwnership reads()
+    {
+        return reads;
+    }
+
+    /** The driver lock as the I/O thread's read loop takes it. */
+    private final class ReadLock implements TcpReadOwnership.DriverLock
+    {
+        /** {@inheritDoc} */
+        public boolean lockLoop()
+        {
+            return lockIo();
+        }
+
+        /** {@inheritDoc} */
+        public void unlockLoop(final boolean locked)
+        {
+            unlockIo(locked);
         }
     }
 
@@ -390,10 +476,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     private void startPollDriven()
     {
-        final java.nio.ByteBuffer memory = BufferUtil.allocateDirectAligned(POLL_BUFFER_LENGTH, 64);
-        pollAddress = BufferUtil.address(memory);
-        pollBuffer = Unpooled.wrappedBuffer(memory);
         pollDriven = true;
+        polled = true;
         ctx.channel().config().setAutoRead(false);
         final long interval = configuration.pollBackstopNs();
         backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
@@ -408,7 +492,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     int progress()
     {
-        if (null == socketFd || !DRIVER.compareAndSet(this, 0, 1))
+        if (null == socketFd || ioWaiting || !pollersReading() || !DRIVER.compareAndSet(this, 0, 1))
         {
             return 0;
         }
@@ -416,9 +500,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             writtenFromApplication = false;
+            final long framesBefore = framesDecoded;
             work = pollSocket();
             if (work > 0)
             {
+                expectInput();
+                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, framesDecoded - framesBefore);
                 afterPollFromApplication();
             }
         }
@@ -436,36 +523,19 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private int pollSocket()
     {
         final FileDescriptor fd = socketFd;
-        int work = 0;
-        while (null != fd && !closed && work < POLL_READS_PER_CALL)
+        if (null == fd || closed)
         {
-            final int n;
-            try
-            {
-                n = fd.readAddress(pollAddress, 0, POLL_BUFFER_LENGTH);
-            }
-            catch (final java.io.IOException ex)
-            {
-                scheduleClose();
-                break;
-            }
-            if (0 == n)
-            {
-                break;
-            }
-            if (n < 0)
-            {
-                scheduleClose();
-                break;
-            }
-            work++;
+            return 0;
+        }
+        final int work = reads.read(fd, POLL_READS_PER_CALL);
+        if (TcpReadOwnership.END_OF_STREAM == work)
+        {
+            scheduleClose();
+            return 0;
+        }
+        if (work > 0)
+        {
             readSinceTick = true;
-            pollBuffer.setIndex(0, n);
-            decode(pollBuffer);
-            if (n < POLL_BUFFER_LENGTH)
-            {
-                break;
-            }
         }
         return work;
     }
@@ -620,7 +690,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     ByteBuf newFrame(final int payloadCapacity)
     {
-        final ByteBuf buffer = ctx.alloc().directBuffer(FrameFlyweight.HEADER_LENGTH + payloadCapacity);
+        final int length = FrameFlyweight.HEADER_LENGTH + payloadCapacity;
+        ByteBuf buffer = null;
+        if (ctx.executor().inEventLoop())
+        {
+            buffer = ctx.alloc().directBuffer(length);
+        }
+        else
+        {
+            buffer = frameSlots.take(length);
+            if (null == buffer)
+            {
+                buffer = device.offLoopFrames().directBuffer(length);
+            }
+        }
         buffer.writerIndex(FrameFlyweight.HEADER_LENGTH);
         outFrame.wrap(buffer, 0);
         return buffer;
@@ -641,6 +724,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         counters.increment(TcpCounter.FRAMES_SENT);
         wroteSinceTick = true;
         writtenFromApplication = true;
+        expectInput();
         outbound.write(buffer);
     }
 
@@ -745,6 +829,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        shareReads();
     }
 
     /** {@inheritDoc} */
@@ -804,6 +889,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             readSinceTick = true;
+            expectInput();
             decode(in);
         }
         finally
@@ -980,8 +1066,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             backstop.cancel(false);
         }
-        if (pollDriven)
+        if (polled)
         {
+            polled = false;
             device.removePolled(this);
         }
         sink.clear();
@@ -1008,9 +1095,18 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             }
         }
         bufferPool.clear();
+        reads.release();
+        frameSlots.close();
     }
 
     // ---------------------------------------------------------------- decoding
+
+    /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
+    private boolean decodeRead(final ByteBuf in)
+    {
+        decode(in);
+        return !closed;
+    }
 
     private void decode(final ByteBuf in)
     {
@@ -1026,6 +1122,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                     return;
                 }
                 headerFill = 0;
+                framesDecoded++;
                 counters.increment(TcpCounter.FRAMES_RECEIVED);
                 payloadMode = PAYLOAD_NONE;
                 if (!onHeader())

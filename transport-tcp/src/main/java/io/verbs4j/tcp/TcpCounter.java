@@ -59,7 +59,13 @@ public enum TcpCounter implements CounterType
      */
     AUTH_FAILURES(18, "connections refused by authentication"),
     /** Peers that proved the cluster secret (counted on both sides; stays 0 without a secret). */
-    PEERS_AUTHENTICATED(19, "peers authenticated");
+    PEERS_AUTHENTICATED(19, "peers authenticated"),
+    /**
+     * Frames read and decoded by a thread polling a completion queue ({@link TcpConfiguration#POLLER_READS_PROP_NAME},
+     * polling mode) rather than by an I/O thread: their completions reached the polling thread with no wake-up. The
+     * I/O threads read the other {@link #FRAMES_RECEIVED}.
+     */
+    FRAMES_RECEIVED_BY_POLLERS(20, "frames read by polling threads");
 
     private final int id;
     private final String label;

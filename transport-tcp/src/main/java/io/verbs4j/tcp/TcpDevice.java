@@ -17,10 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A device of the tcp provider: its I/O threads, connection manager and counters. Open it with
  * {@code Verbs.open("tcp")}; cast to read the {@link #counter(TcpCounter) counters}.
  * <p>
- * Progress: in event mode the I/O threads do the socket work (reading, serving READs and atomics, placing payloads,
- * completing) and posting threads write their own requests, so polling a completion queue drives nothing extra
- * ({@link Progress#NONE}). In polling mode on epoll, polling any completion queue of the device reads and handles
- * the device's sockets on the polling thread (no thread hop), the I/O threads only backing it up. The
+ * Progress: on epoll without TLS, polling any completion queue of the device reads and handles the device's
+ * sockets on the polling thread (no thread hop): in event mode beside the I/O threads, which read whatever arrives
+ * while nobody polls ({@link TcpConfiguration#POLLER_READS_PROP_NAME}, default on), in polling mode with the I/O
+ * threads only backing it up. On NIO, under TLS or with poller reads off, the I/O threads do all the socket work and
+ * polling drives nothing extra ({@link Progress#NONE}). The
  * {@code progressThread} setting of the context has no effect on this provider.
  */
 public final class TcpDevice extends AbstractDevice
@@ -45,6 +46,13 @@ public final class TcpDevice extends AbstractDevice
     private final StatRegistry.Registration stat;
     private final TcpEventLoops eventLoops;
     private final TcpConnectionManager connectionManager;
+    /**
+     * Frames built on threads other than the I/O threads that fit no connection's {@link TcpFrameSlots}: Netty's
+     * shared pool would give each such thread an arena of its own, and each arena a 4 MiB chunk kept for good; this
+     * one has a single arena of 64 KiB chunks, so application threads add at most a few small chunks.
+     */
+    private final io.netty.buffer.ByteBufAllocator offLoopFrames =
+        new io.netty.buffer.PooledByteBufAllocator(true, 0, 1, 8192, 3, 0, 0, false);
     private volatile TcpConnection[] polled = new TcpConnection[0];
     private final Progress pollProgress = () ->
     {
@@ -110,6 +118,12 @@ public final class TcpDevice extends AbstractDevice
         return eventLoops;
     }
 
+    /** @return the allocator of frames built off the I/O threads. */
+    io.netty.buffer.ByteBufAllocator offLoopFrames()
+    {
+        return offLoopFrames;
+    }
+
     /** {@inheritDoc} */
     protected AbstractProtectionDomain newProtectionDomain()
     {
@@ -119,7 +133,8 @@ public final class TcpDevice extends AbstractDevice
     /** {@inheritDoc} */
     protected Progress progress()
     {
-        return configuration.pollingMode() && eventLoops.isEpoll() ? pollProgress : Progress.NONE;
+        return eventLoops.isEpoll() && (configuration.pollingMode() || configuration.pollerReads() && null == tls) ?
+            pollProgress : Progress.NONE;
     }
 
     /**

@@ -58,6 +58,7 @@ final class TcpQueuePair extends AbstractQueuePair
         final TcpConnection c = connection;
         if (null != c)
         {
+            c.expectInput();
             c.requester().requestPump();
         }
     }

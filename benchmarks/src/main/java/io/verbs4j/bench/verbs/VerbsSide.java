@@ -77,6 +77,8 @@ final class VerbsSide implements AutoCloseable
     final RecvRequest recv = new RecvRequest(1);
     final UnsafeBuffer recvArea = new UnsafeBuffer(0, 0);
     final WaitLoop waitLoop;
+    /** Whether a wait on memory polls the CQ at every step: on tcp that poll is the provider's progress. */
+    final boolean progressInMemoryWait;
     QueuePair qp;
     long peerAddress;
     int peerRkey;
@@ -88,6 +90,7 @@ final class VerbsSide implements AutoCloseable
         this.size = spec.messageBytes();
         this.slot = align64(Math.max(size, Long.BYTES));
         this.waitLoop = WaitLoop.forSession(spec);
+        this.progressInMemoryWait = "tcp".equals(provider);
         this.device = Verbs.open(provider, context(provider, spec.busyPoll(), bindAddress));
         try
         {
@@ -355,8 +358,10 @@ final class VerbsSide implements AutoCloseable
         while (recvArea.getByteVolatile(index) != value)
         {
             // Like ib_write_lat only memory is polled, except that a wait this long also looks for a failed
-            // completion (a dead connection would otherwise only show as the session timeout).
-            if (0 == (++idles & LONG_WAIT_MASK))
+            // completion (a dead connection would otherwise only show as the session timeout). On tcp every step
+            // polls the CQ too, as UCX's put_lat calls ucp_worker_progress: that poll reads the socket, so the
+            // peer's WRITE lands on this thread without waking an I/O thread (TcpConfiguration's poller reads).
+            if (progressInMemoryWait || 0 == (++idles & LONG_WAIT_MASK))
             {
                 cq.poll(counter, POLL_LIMIT);
                 counter.check();

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.verbs4j.Access;
+import io.verbs4j.CompletionBatch;
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.Opcode;
+import io.verbs4j.RecvRequest;
+import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
+import io.verbs4j.config.DeviceContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Reads from the poller in event mode ({@link TcpConfiguration#POLLER_READS_PROP_NAME}): a thread that polls its
+ * completion queue reads its connection's socket itself, while the I/O thread keeps reading for a side that never
+ * polls; with the switch off, only the I/O threads read.
+ */
+@Timeout(30)
+class TcpPollerReadsTest
+{
+    private static final int ROUND_TRIPS = 200;
+
+    @Test
+    void shouldDeliverCompletionsToAPollingThreadAndLeaveTheIdleSideToTheIoThread()
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
+        {
+            writeAndReadBack(pair);
+            final long polled = pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS);
+            final long received = pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED);
+            assertTrue(polled > 0 && polled <= received, polled + " of " + received +
+                " frames read by the polling thread");
+            // The server's application never polls: its I/O thread read everything, through the read ownership.
+            assertEquals(0, pair.serverTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS));
+            assertTrue(pair.serverTcp().counter(TcpCounter.FRAMES_RECEIVED) >= ROUND_TRIPS);
+            final TcpConnection server = ((TcpQueuePair)pair.server).connection();
+            assertTrue(server.reads().loopReads() > 0, "the I/O thread's read loops take the driver lock");
+            assertEquals(0, server.reads().pollerReads());
+            // The connector's channel too (its handshake, at least, was read by the I/O thread's locked loop).
+            assertTrue(((TcpQueuePair)pair.client).connection().reads().loopReads() > 0);
+        }
+    }
+
+    @Test
+    void shouldStepAsideAfterAnIdleSpellUntilThePollingSidePostsAgain()
+    {
+        // Heartbeats 15 s apart: nothing arrives unless asked for.
+        final DeviceContext quiet = new DeviceContext().peerTimeoutNs(60_000_000_000L);
+        try (TcpPair pair = new TcpPair(config -> { }, quiet, new DeviceContext().peerTimeoutNs(60_000_000_000L)))
+        {
+            writeAndReadBack(pair);
+            final TcpConnection client = ((TcpQueuePair)pair.client).connection();
+            final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion outbox = pair.serverPd.allocate(64, Access.ALL);
+            pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
+            idle(pair);
+            assertFalse(client.pollersReading(), "idle: the socket is left to the I/O thread");
+            final long polledBefore = pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS);
+            outbox.putLong(0, 99);
+            final long beforeSend = System.nanoTime();
+            pair.server.postSend(new SendRequest(1).wrId(8).sge(outbox, 0, 8));
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            assertEquals(99, inbox.getLong(0));
+            assertEquals(polledBefore, pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS),
+                "the unsolicited SEND was read by the I/O thread");
+            assertTrue(client.inputExpectedNs() - beforeSend >= 0, "data read by the I/O thread: pollers read again");
+            idle(pair);
+            assertFalse(client.pollersReading());
+            final long beforePost = System.nanoTime();
+            pair.client.postSend(new SendRequest(1).wrId(9).opcode(Opcode.RDMA_WRITE).sge(inbox, 0, 8)
+                .remote(outbox.address(), outbox.rkey()));
+            assertTrue(client.inputExpectedNs() - beforePost >= 0, "a post will be answered: pollers read again");
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+        }
+    }
+
+    /** Polls the client's empty completion queue for longer than the pollers' patience. */
+    private static void idle(final TcpPair pair)
+    {
+        final CompletionBatch batch = new CompletionBatch(4);
+        final long end = System.nanoTime() + 2 * TcpConnection.POLLER_PATIENCE_NS;
+        while (System.nanoTime() < end)
+        {
+            assertEquals(0, pair.clientCq.poll(batch));
+        }
+    }
+
+    @Test
+    void shouldLeaveAllReadingToTheIoThreadsWhenSwitchedOff()
+    {
+        final DeviceContext off = new DeviceContext().property(TcpConfiguration.POLLER_READS_PROP_NAME, "false");
+        try (TcpPair pair = new TcpPair(config -> { }, off,
+            new DeviceContext().property(TcpConfiguration.POLLER_READS_PROP_NAME, "false")))
+        {
+            writeAndReadBack(pair);
+            assertEquals(0, pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS));
+            assertEquals(0, ((TcpQueuePair)pair.client).connection().reads().loopReads(),
+                "Netty's own read handle, untouched");
+        }
+    }
+
+    @Test
+    void shouldRefuseAValueThatIsNotABoolean()
+    {
+        final DeviceContext bad = new DeviceContext().property(TcpConfiguration.POLLER_READS_PROP_NAME, "yes");
+        final IllegalArgumentException ex = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> TcpConfiguration.of(bad));
+        assertTrue(ex.getMessage().contains(TcpConfiguration.POLLER_READS_PROP_NAME), ex.getMessage());
+    }
+
+    /** WRITEs and READs, each completion awaited by busy-polling the client's completion queue. */
+    private static void writeAndReadBack(final TcpPair pair)
+    {
+        final MemoryRegion local = pair.clientPd.allocate(4096, Access.ALL);
+        final MemoryRegion remote = pair.serverPd.allocate(4096, Access.ALL);
+        final CompletionBatch batch = new CompletionBatch(4);
+        for (int i = 0; i < ROUND_TRIPS; i++)
+        {
+            local.putLong(0, i);
+            final boolean write = i % 2 == 0;
+            pair.client.postSend(new SendRequest(1).wrId(i).opcode(write ? Opcode.RDMA_WRITE : Opcode.RDMA_READ)
+                .flags(SendRequest.SIGNALED).sge(local, write ? 0 : 8, 8).remote(remote.address(), remote.rkey()));
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            batch.clear();
+            while (0 == pair.clientCq.poll(batch) && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, batch.size(), "completion of request " + i);
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+            if (!write)
+            {
+                assertEquals(i - 1, local.getLong(8), "READ " + i + " returned the WRITE before it");
+            }
+        }
+    }
+}
