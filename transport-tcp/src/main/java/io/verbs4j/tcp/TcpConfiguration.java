@@ -91,16 +91,19 @@ public final class TcpConfiguration
      */
     public static final String DIRECT_WRITE_PROP_NAME = "verbs4j.tcp.direct.write";
     /**
-     * Default: off. They are safe (a frame that the socket takes only in part is finished before any other writer's
-     * frame starts
-     * ({@link TcpOutbound}'s invariant; the cross-process 4 MiB multi-poster reproducer in {@code TcpLargeMessageTest}
-     * broke the stream before that), but on a quiet 2-core machine they measured no faster than handing each post to
-     * the I/O thread (8 B one-way 27–34 against 26–32 µs, 1 MiB 2.1–2.8 against 2.3–3.4 GB/s; benchmarks/RESULTS.md,
-     * issue 12), so they stay opt-in until the read side is driven by the polling thread too. Under TLS there are
-     * no direct writes whatever this says: the socket carries ciphertext, so every byte goes through the I/O
-     * thread's {@code SslHandler}; likewise on the NIO transport.
+     * Default: on (epoll, not under TLS). They are safe: a frame that the socket takes only in part is finished
+     * before any other writer's frame starts ({@link TcpOutbound}'s invariant; the cross-process 4 MiB multi-poster
+     * reproducer in {@code TcpLargeMessageTest} broke the stream before that). Alone they measured no faster than
+     * handing each post to the I/O thread, but together with reads from the poller ({@link #POLLER_READS_PROP_NAME})
+     * a ping-pong crosses no thread at all: on a quiet 2-core machine 8 B one-way {@code tcp-send} 8.3-11.8 µs
+     * typical against 15-33 µs with both off, {@code tcp-write} 9.3-12.3 (one run 25.8) against 18-28 µs; poller
+     * reads without direct writes were the worst (52-54 µs: each poller read still woke the I/O thread for the
+     * acknowledgement). The price is 1 MiB SEND bandwidth, 2.0-2.6 against 2.7-3.2 GB/s in the same sitting
+     * (benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says: the socket
+     * carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on the NIO
+     * transport.
      */
-    public static final String DIRECT_WRITE_DEFAULT = "false";
+    public static final String DIRECT_WRITE_DEFAULT = "true";
 
     /**
      * Payload bytes still to come above which the receiver reads them from the socket straight into the destination

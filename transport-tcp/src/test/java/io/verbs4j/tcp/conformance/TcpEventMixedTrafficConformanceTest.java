@@ -9,8 +9,8 @@ import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
 
 /**
  * The mixed two-way stress over tcp in event mode (epoll here, event-driven I/O threads) with direct writes from
- * posting threads turned on (they are off by default; {@code TcpIoThreadWritesMixedTrafficConformanceTest} runs the
- * default).
+ * posting threads on (the default, said explicitly; {@code TcpIoThreadWritesMixedTrafficConformanceTest} runs them
+ * off).
  */
 class TcpEventMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
 {

@@ -9,7 +9,7 @@ import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
 
 /**
  * The mixed two-way stress over tcp in event mode with direct writes off: the I/O thread writes every frame (the
- * default: direct writes are safe but measured no faster, see {@code TcpConfiguration.DIRECT_WRITE_DEFAULT}).
+ * opt-out of {@code TcpConfiguration.DIRECT_WRITE_DEFAULT}).
  */
 class TcpIoThreadWritesMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
 {
