@@ -98,8 +98,9 @@ public final class TcpConfiguration
      * a ping-pong crosses no thread at all: on a quiet 2-core machine 8 B one-way {@code tcp-send} 8.3-11.8 µs
      * typical against 15-33 µs with both off, {@code tcp-write} 9.3-12.3 (one run 25.8) against 18-28 µs; poller
      * reads without direct writes were the worst (52-54 µs: each poller read still woke the I/O thread for the
-     * acknowledgement). The price is 1 MiB SEND bandwidth, 2.0-2.6 against 2.7-3.2 GB/s in the same sitting
-     * (benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says: the socket
+     * acknowledgement). Requests with more than 16 KiB of payload still go through the I/O thread: written by
+     * posting threads they cost 1 MiB SEND bandwidth (2.0-2.6 against 2.7-3.2 GB/s in the same sitting; 2.7-2.8
+     * with the limit; benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says: the socket
      * carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on the NIO
      * transport.
      */

@@ -43,6 +43,8 @@ final class TcpRequester implements Runnable
         java.nio.ByteOrder.LITTLE_ENDIAN == java.nio.ByteOrder.nativeOrder();
     /** Unsignaled SEND/WRITEs between two that ask for an immediate ACK. */
     private static final int ACK_REQUEST_INTERVAL = 16;
+    /** Payload above which a request is written by the I/O thread, not by the posting or polling thread. */
+    private static final int DIRECT_PAYLOAD_MAX = 16 * 1024;
     private static final long ACK_FRAME = Long.MIN_VALUE;
     private static final int ACTION_NONE = 0;
     private static final int ACTION_READ = 1;
@@ -231,6 +233,13 @@ final class TcpRequester implements Runnable
                 }
                 if (0 != (sendQueue.flags(pos) & SendRequest.FENCE) && batchReads > 0)
                 {
+                    break;
+                }
+                if (carriesLargePayload(pos))
+                {
+                    // Bulk goes through the I/O thread: the hand-off costs nothing next to the copy, and streams
+                    // of large frames written by posting threads measured slower (benchmarks/RESULTS.md, issue 12).
+                    general = true;
                     break;
                 }
                 if (!writer.hasRoom(2 + sendQueue.sgeCount(pos)))
@@ -586,6 +595,14 @@ final class TcpRequester implements Runnable
                 pump();
             }
         }
+    }
+
+    /** @return whether request {@code pos} puts more than {@link #DIRECT_PAYLOAD_MAX} payload bytes on the wire. */
+    private boolean carriesLargePayload(final long pos)
+    {
+        final int opcode = sendQueue.opcode(pos);
+        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
+            sendQueue.totalLength(pos) > DIRECT_PAYLOAD_MAX;
     }
 
     private long cost(final long pos)
