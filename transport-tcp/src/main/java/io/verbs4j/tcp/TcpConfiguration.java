@@ -95,14 +95,13 @@ public final class TcpConfiguration
      * before any other writer's frame starts ({@link TcpOutbound}'s invariant; the cross-process 4 MiB multi-poster
      * reproducer in {@code TcpLargeMessageTest} broke the stream before that). Alone they measured no faster than
      * handing each post to the I/O thread, but together with reads from the poller ({@link #POLLER_READS_PROP_NAME})
-     * a ping-pong crosses no thread at all: on a quiet 2-core machine 8 B one-way {@code tcp-send} 8.3-11.8 µs
-     * typical against 15-33 µs with both off, {@code tcp-write} 9.3-12.3 (one run 25.8) against 18-28 µs; poller
-     * reads without direct writes were the worst (52-54 µs: each poller read still woke the I/O thread for the
-     * acknowledgement). Requests with more than 16 KiB of payload still go through the I/O thread: written by
-     * posting threads they cost 1 MiB SEND bandwidth (2.0-2.6 against 2.7-3.2 GB/s in the same sitting; 2.7-2.8
-     * with the limit; benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says: the socket
-     * carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on the NIO
-     * transport.
+     * a ping-pong crosses no thread at all: on a quiet 2-core machine 8 B one-way in 8-12 µs most runs (a slow mode
+     * near 34 µs in others) against 15-33 µs with both off; poller reads without direct writes were the worst
+     * (52-54 µs: the acknowledgement and the next post still woke the I/O thread). Requests with more than 16 KiB
+     * of payload still go through the I/O thread: written by posting threads they cost about 20 % of the 1 MiB
+     * SEND bandwidth (benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says:
+     * the socket carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on
+     * the NIO transport.
      */
     public static final String DIRECT_WRITE_DEFAULT = "true";
 
