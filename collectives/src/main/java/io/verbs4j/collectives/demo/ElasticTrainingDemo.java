@@ -178,16 +178,7 @@ public final class ElasticTrainingDemo
     private boolean agree(final LogisticShard shard, final float[] weights)
     {
         final int size = comm.size();
-        final float[] all = new float[FEATURES * size];
-        comm.allGather(CommBuffer.of(weights), CommBuffer.of(all), FEATURES, DataType.FLOAT32);
-        boolean agree = true;
-        for (int r = 1; r < size; r++)
-        {
-            for (int j = 0; j < FEATURES; j++)
-            {
-                agree &= Float.floatToRawIntBits(all[j]) == Float.floatToRawIntBits(all[r * FEATURES + j]);
-            }
-        }
+        final boolean agree = TrainingDemo.weightsAgree(comm, weights);
         final String crashedAt = new String(store.get(CRASH_KEY, Duration.ofSeconds(10)), StandardCharsets.US_ASCII);
         final long crashMs = Long.parseLong(crashedAt);
         System.out.printf("rank %d (now %d of %d): error %d ms after the crash, first AllReduce among the survivors " +

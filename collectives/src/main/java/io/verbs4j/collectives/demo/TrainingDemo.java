@@ -135,21 +135,34 @@ public final class TrainingDemo
             }
         }
 
-        // agreement: gather every rank's weights and compare the bits
-        final float[] all = new float[FEATURES * size];
-        comm.allGather(CommBuffer.of(weights), CommBuffer.of(all), FEATURES, DataType.FLOAT32);
-        boolean agree = true;
-        for (int r = 1; r < size; r++)
-        {
-            for (int j = 0; j < FEATURES; j++)
-            {
-                agree &= Float.floatToRawIntBits(all[j]) == Float.floatToRawIntBits(all[r * FEATURES + j]);
-            }
-        }
+        final boolean agree = weightsAgree(comm, weights);
         if (0 == rank || !agree)
         {
             System.out.printf("rank %d: weights agree with every rank bit for bit: %s (cosine to the true model " +
                 "%.4f)%n", rank, agree ? "yes" : "NO", shard.cosineToTruth(weights));
+        }
+        return agree;
+    }
+
+    /**
+     * Collective: gathers every rank's weights and compares their bits with rank 0's.
+     *
+     * @param comm    the communicator.
+     * @param weights this rank's weights.
+     * @return whether every rank's weights are bit for bit rank 0's.
+     */
+    static boolean weightsAgree(final Communicator comm, final float[] weights)
+    {
+        final int n = weights.length;
+        final float[] all = new float[n * comm.size()];
+        comm.allGather(CommBuffer.of(weights), CommBuffer.of(all), n, DataType.FLOAT32);
+        boolean agree = true;
+        for (int r = 1; r < comm.size(); r++)
+        {
+            for (int j = 0; j < n; j++)
+            {
+                agree &= Float.floatToRawIntBits(all[j]) == Float.floatToRawIntBits(all[r * n + j]);
+            }
         }
         return agree;
     }
