@@ -415,6 +415,9 @@ public final class ShmDevice extends AbstractDevice
             {
                 if (orderly)
                 {
+                    // The peer published what it received before it closed: take those acknowledgements first, so
+                    // that a message it got completes with SUCCESS and only what it never took is flushed.
+                    qp.doWork();
                     qp.enterError();
                 }
                 else
