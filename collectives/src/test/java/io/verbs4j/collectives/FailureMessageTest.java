@@ -42,6 +42,17 @@ class FailureMessageTest
         closeWhileTheOtherRankIsInACall("left-large", false, 1 << 20);
     }
 
+    /**
+     * The same host, flag links on, and an AllReduce above the flag-link size: it runs over the verbs links, where
+     * the leaving rank's close announces itself before its final barrier runs over the flag links (before that, rank
+     * 0 waited for its operation timeout).
+     */
+    @Test
+    void aRankThatClosesWhileTheOtherIsInAnAllReduceAboveTheFlagLinkSizeIsReportedAsLeft()
+    {
+        closeWhileTheOtherRankIsInACall("left-large-flag", true, 1 << 20);
+    }
+
     @Test
     void aRankThatClosesWhileTheOtherIsInABarrierIsReportedAsLeftDuringTheBarrier()
     {

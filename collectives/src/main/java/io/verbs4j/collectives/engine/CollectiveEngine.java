@@ -17,6 +17,7 @@ import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.FlagLinks;
 import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.MemView;
+import io.verbs4j.collectives.link.PeerLink;
 import io.verbs4j.collectives.link.VerbsLinks;
 import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.topology.RingTopology;
@@ -365,6 +366,29 @@ public final class CollectiveEngine implements AutoCloseable
         }
     }
 
+    /**
+     * Before the final barrier of {@code close()} runs over the flag links, tells each flag-link peer on its verbs
+     * link too that this rank leaves. A peer inside an operation above the flag-link size waits on its verbs link
+     * and never looks at the flag link: without this it would wait for its timeout (and this rank's barrier with
+     * it), with it the peer finds the leave message where it expected data and fails at once with PEER_LEFT. A
+     * peer that is closing as well never reads it (its barrier runs over the flag links). Best effort: a link
+     * without credit is skipped, and the barrier follows as before.
+     */
+    private void announceLeaveOnVerbs()
+    {
+        for (int peer = 0; peer < size; peer++)
+        {
+            if (peer != rank && flagLinks.isFlagPeer(peer))
+            {
+                final PeerLink link = links.link(peer);
+                if (!link.isFailed())
+                {
+                    link.trySend(null, 0, PeerLink.LEAVE);
+                }
+            }
+        }
+    }
+
     private void dispatch(final OpRequest r)
     {
         switch (r.kind)
@@ -401,6 +425,10 @@ public final class CollectiveEngine implements AutoCloseable
                 {
                     final AlgorithmSet s = set(0);
                     s.waiter.begin(r.kind.label(), opSeq, opStartNs, 0, null, null, null);
+                    if (r.leaving && s == small)
+                    {
+                        announceLeaveOnVerbs();
+                    }
                     s.barrier.run(r.leaving);
                 }
                 else
