@@ -35,10 +35,10 @@ import io.verbs4j.collectives.types.ReduceOp;
  */
 public final class ElasticTrainingDemo
 {
-    private static final int FEATURES = 32;
-    private static final int SAMPLES_PER_RANK = 4096;
+    private static final int FEATURES = TrainingDemo.FEATURES;
+    private static final int SAMPLES_PER_RANK = TrainingDemo.SAMPLES_PER_RANK;
     private static final int STEPS = 200;
-    private static final double LEARNING_RATE = 0.5;
+    private static final double LEARNING_RATE = TrainingDemo.LEARNING_RATE;
     private static final String CRASH_KEY = "elastic-demo-crashed-at";
 
     private final FileStore store;

@@ -38,11 +38,14 @@ import io.verbs4j.collectives.types.ReduceOp;
  */
 public final class TrainingDemo
 {
-    private static final int FEATURES = 32;
-    private static final int SAMPLES_PER_RANK = 4096;
+    /** Features per sample (the model's size); {@link ElasticTrainingDemo} trains the same model. */
+    static final int FEATURES = 32;
+    /** Samples in each rank's shard. */
+    static final int SAMPLES_PER_RANK = 4096;
     private static final int EPOCHS = 8;
     private static final int STEPS_PER_EPOCH = 25;
-    private static final double LEARNING_RATE = 0.5;
+    /** Step size of the gradient descent. */
+    static final double LEARNING_RATE = 0.5;
 
     private TrainingDemo()
     {
