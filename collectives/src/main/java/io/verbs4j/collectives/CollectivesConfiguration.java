@@ -168,8 +168,23 @@ public final class CollectivesConfiguration
     /** Environment variable read when {@link #DEBUG_PROP_NAME} is not set. */
     public static final String DEBUG_ENV_NAME = "VERBS4J_DEBUG";
 
+    /**
+     * Smallest buffer, in bytes, that the FLOAT32, FLOAT64, INT32 and INT64 reductions run through the vectorized
+     * staged kernels (below it, and for the other types, one element per step); read once per JVM. A very large
+     * value switches the staged kernels off, for comparison; results are the same bits either way.
+     */
+    public static final String STAGED_KERNELS_MIN_BYTES_PROP_NAME = "verbs4j.collectives.staged.kernels.min.bytes";
+    /** Default of {@link #STAGED_KERNELS_MIN_BYTES_PROP_NAME}: 1 KiB, where the staged kernels start to gain. */
+    public static final long STAGED_KERNELS_MIN_BYTES_DEFAULT = 1024;
+
     private CollectivesConfiguration()
     {
+    }
+
+    /** @return {@link #STAGED_KERNELS_MIN_BYTES_PROP_NAME}, at least 1. */
+    public static long stagedKernelsMinBytes()
+    {
+        return Math.max(1, Long.getLong(STAGED_KERNELS_MIN_BYTES_PROP_NAME, STAGED_KERNELS_MIN_BYTES_DEFAULT));
     }
 
     /** @return {@link #CHUNK_BYTES_PROP_NAME}. */

@@ -76,7 +76,12 @@ public final class Reductions
         requireAddress("dstAddr", dstAddr);
         requireAddress("aAddr", aAddr);
         requireAddress("bAddr", bAddr);
-        type.byteLength(count); // rejects counts whose byte length overflows
+        final long byteLength = type.byteLength(count); // rejects counts whose byte length overflows
+        if (StagedKernels.handles(type, op, byteLength))
+        {
+            StagedKernels.reduce(type, op, dstAddr, aAddr, bAddr, count);
+            return;
+        }
 
         switch (type)
         {
