@@ -20,8 +20,9 @@ import org.agrona.UnsafeApi;
  * <p>Results are bit-identical to the scalar kernels: every element is computed by the same single IEEE or
  * two's-complement operation, the vector unit only does several at once, in no other order. The one freedom is a
  * NaN's payload, which Java leaves unspecified: when both operands are NaNs the vectorized loop may pass on the
- * other operand's payload (C2 commutes the vector add). Every rank runs the same kernel on the same operands in the
- * same order, so ranks still agree. {@code dst} may equal
+ * other operand's payload (C2 commutes the vector add), and interpreted code the first's. So two NaNs with
+ * different payloads at one index can leave ranks that reduce independently (recursive doubling) with NaNs of
+ * different payloads; every other input, NaN or not, gives the same bits everywhere. {@code dst} may equal
  * {@code a} or {@code b}: a block is read in full before any of it is written. Thread-safe: the arrays are per
  * thread, allocated on a thread's first large reduction and reused after that (no allocation per call).
  */
