@@ -14,17 +14,12 @@ import io.verbs4j.Device;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.Verbs;
-import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.algorithm.CostModel;
-import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.engine.CollectiveEngine;
 import io.verbs4j.collectives.engine.OpRequest;
 import io.verbs4j.collectives.observe.CreationReport;
 import io.verbs4j.collectives.observe.OpObserver;
-import io.verbs4j.collectives.link.FlagLinkOffer;
 import io.verbs4j.collectives.link.Links;
-import io.verbs4j.collectives.link.SoloLinks;
-import io.verbs4j.collectives.rendezvous.AddressExchange;
 import io.verbs4j.collectives.rendezvous.EnvRendezvous;
 import io.verbs4j.collectives.rendezvous.FileStore;
 import io.verbs4j.collectives.rendezvous.PrefixStore;
@@ -33,8 +28,6 @@ import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
 import io.verbs4j.spi.TransportProvider;
 import io.verbs4j.stat.StatRegistry;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 
 /**
  * A group of {@link #size()} ranks that run collectives together, over a full mesh of RC queue pairs (shm to ranks
@@ -87,7 +80,7 @@ public final class Communicator implements AutoCloseable
     private int shrinks;
     private final StatRegistry.Registration stat;
 
-    private Communicator(final CommunicatorContext context, final Links links, final String[] transports,
+    Communicator(final CommunicatorContext context, final Links links, final String[] transports,
         final ProtectionDomain primaryPd)
     {
         this.context = context;
@@ -96,14 +89,14 @@ public final class Communicator implements AutoCloseable
         this.links = links;
         this.transports = transports;
         this.primaryPd = primaryPd;
-        this.engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context), context.opTimeoutNs(),
-            primaryPd, defaultModel(transports), context.algorithm());
+        this.engine = new CollectiveEngine(links, context.chunkBytes(), CommunicatorAssembly.newIdle(context),
+            context.opTimeoutNs(), primaryPd, CommunicatorAssembly.defaultModel(transports), context.algorithm());
         final OpObserver observer = new OpObserver(context.name(), links.rank(), links.size(), context.history());
         this.engine.observer(observer);
         this.stat = StatRegistry.register("communicator '" + context.name() + "' rank " + links.rank() + " of " +
             links.size(), observer::sample);
         this.engine.stallWarning(context.stallWarningNs());
-        this.runner = new AsyncRunner(engine, context, newIdle(context));
+        this.runner = new AsyncRunner(engine, context, CommunicatorAssembly.newIdle(context));
         this.async = new AsyncCollectives(runner);
     }
 
@@ -120,7 +113,7 @@ public final class Communicator implements AutoCloseable
         final long start = System.nanoTime();
         Objects.requireNonNull(context, "context");
         context.conclude();
-        final Communicator communicator = create(context, context.newExchange());
+        final Communicator communicator = CommunicatorAssembly.connect(context, context.newExchange());
         communicator.report(start);
         return communicator;
     }
@@ -204,75 +197,6 @@ public final class Communicator implements AutoCloseable
             }
             throw ex;
         }
-    }
-
-    private static Communicator create(final CommunicatorContext context, final AddressExchange exchange)
-    {
-        if (1 == context.size())
-        {
-            return new Communicator(context, new SoloLinks(), new String[1], null);
-        }
-        final Bootstrap.Settings settings = new Bootstrap.Settings();
-        settings.rank = context.rank();
-        settings.size = context.size();
-        settings.slots = context.slots();
-        settings.slotBytes = context.chunkBytes();
-        settings.transport = context.transport();
-        settings.hostAddress = context.hostAddress();
-        settings.timeout = Duration.ofNanos(context.bootstrapTimeoutNs());
-        settings.peerTimeoutNs = context.peerTimeoutNs();
-        settings.deviceProperties = context.deviceProperties();
-        settings.progressThread = context.deviceProgressThread();
-        final Bootstrap.Result result = Bootstrap.run(settings, exchange);
-        final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);
-        try
-        {
-            communicator.engine.enableFlagLinks(new FlagLinkOffer(context.flagLinks(), context.flagSlots(),
-                context.flagSlotBytes(), context.flagMaxBytes()), newIdle(context));
-        }
-        catch (final RuntimeException ex)
-        {
-            communicator.closeResources();
-            throw ex;
-        }
-        if (context.calibrate())
-        {
-            try
-            {
-                communicator.engine.calibrate();
-            }
-            catch (final RuntimeException ex)
-            {
-                communicator.closeResources();
-                throw ex;
-            }
-        }
-        return communicator;
-    }
-
-    private static IdleStrategy newIdle(final CommunicatorContext context)
-    {
-        if (context.idleSpins() >= Integer.MAX_VALUE)
-        {
-            // busy-poll: nothing to learn
-            return new BackoffIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),
-                context.idleMaxParkNs());
-        }
-        return new AdaptiveIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),
-            context.idleMaxParkNs());
-    }
-
-    private static CostModel defaultModel(final String[] transports)
-    {
-        String slowest = "shm";
-        for (final String transport : transports)
-        {
-            if (null != transport && !"shm".equals(transport))
-            {
-                slowest = transport;
-            }
-        }
-        return CostModel.defaults(slowest);
     }
 
     /** @return this rank. */
@@ -661,7 +585,7 @@ public final class Communicator implements AutoCloseable
         final CommunicatorContext sub = context.derive(newRank, group.length, exchange, name);
         final long start = System.nanoTime();
         sub.conclude();
-        final Communicator communicator = create(sub, exchange);
+        final Communicator communicator = CommunicatorAssembly.connect(sub, exchange);
         communicator.report(start);
         return communicator;
     }
@@ -790,6 +714,12 @@ public final class Communicator implements AutoCloseable
         }
     }
 
+    /** @return the engine, for {@link CommunicatorAssembly}. */
+    CollectiveEngine engine()
+    {
+        return engine;
+    }
+
     private void closeOwnedStore()
     {
         final RendezvousStore store = ownedStore;
@@ -800,7 +730,8 @@ public final class Communicator implements AutoCloseable
         }
     }
 
-    private void closeResources()
+    /** Frees the engine, the links and the extra devices; for {@link CommunicatorAssembly} on a failed set-up too. */
+    void closeResources()
     {
         stat.close();
         try
@@ -820,43 +751,6 @@ public final class Communicator implements AutoCloseable
                     device.close();
                 }
             }
-        }
-    }
-
-    // ---------------------------------------------------------------- internals
-
-    /** The sub-communicator bootstrap's all-gather, run over the parent communicator. */
-    private static final class ParentExchange implements AddressExchange
-    {
-        private final Communicator parent;
-        private final int[] group;
-
-        ParentExchange(final Communicator parent, final int[] group)
-        {
-            this.parent = parent;
-            this.group = group;
-        }
-
-        /** {@inheritDoc} */
-        public byte[][] allGather(final int rank, final int size, final byte[] mine, final Duration timeout)
-        {
-            final int n = parent.size();
-            final int[] lengths = new int[n];
-            parent.allGather(CommBuffer.of(new int[]{mine.length}), CommBuffer.of(lengths), 1, DataType.INT32);
-            int max = 0;
-            for (final int length : lengths)
-            {
-                max = Math.max(max, length);
-            }
-            final byte[] padded = java.util.Arrays.copyOf(mine, max);
-            final byte[] all = new byte[max * n];
-            parent.allGather(CommBuffer.of(padded), CommBuffer.of(all), max, DataType.INT8);
-            final byte[][] result = new byte[group.length][];
-            for (int i = 0; i < group.length; i++)
-            {
-                result[i] = java.util.Arrays.copyOfRange(all, group[i] * max, group[i] * max + lengths[group[i]]);
-            }
-            return result;
         }
     }
 }
