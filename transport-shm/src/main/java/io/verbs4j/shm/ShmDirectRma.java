@@ -6,9 +6,11 @@ package io.verbs4j.shm;
 import io.verbs4j.Access;
 import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
+import io.verbs4j.WcStatus;
 import io.verbs4j.spi.AbstractMemoryRegion;
 import io.verbs4j.spi.DirectExecutor;
 import io.verbs4j.spi.RegionMemory;
+import io.verbs4j.spi.WorkQueue;
 import org.agrona.UnsafeApi;
 
 /**
@@ -121,6 +123,55 @@ final class ShmDirectRma implements DirectExecutor
                 return Long.BYTES;
             }
         }
+    }
+
+    /**
+     * The pump's twin of {@link #execute}: WRITE, READ or an atomic from a work-queue slot on a mapped peer region,
+     * for a request that could not go direct (something was ahead of it). The target memory is untouched unless every
+     * check of {@link #targetOffset} passes.
+     *
+     * @param region the peer's region the rkey names (null if none).
+     * @param length the request's length (8 for an atomic), not 0.
+     * @return {@link WcStatus#SUCCESS}, {@link WcStatus#REM_ACCESS_ERR} if a check fails, or a READ's
+     *         {@link WcStatus#LOC_LEN_ERR}.
+     */
+    static int carryOutQueued(
+        final ShmConnection c,
+        final ShmPeer.Region region,
+        final WorkQueue sq,
+        final long pos,
+        final int opcode,
+        final long length)
+    {
+        final long offset = targetOffset(c, region, requiredAccess(opcode), sq.remoteAddress(pos), length);
+        if (offset < 0)
+        {
+            return WcStatus.REM_ACCESS_ERR;
+        }
+        final RegionMemory memory = region.memory;
+        switch (opcode)
+        {
+            case Opcode.RDMA_WRITE:
+            case Opcode.RDMA_WRITE_WITH_IMM:
+                sq.gatherTo(pos, memory, offset);
+                return WcStatus.SUCCESS;
+
+            case Opcode.RDMA_READ:
+                return sq.scatterFrom(pos, memory, offset, length);
+
+            case Opcode.ATOMIC_FETCH_AND_ADD:
+            case Opcode.ATOMIC_CMP_AND_SWP:
+                putAtomicResult(sq, pos, atomic(opcode, memory, offset, sq.compareAdd(pos), sq.swap(pos)));
+                return WcStatus.SUCCESS;
+
+            default:
+                return WcStatus.GENERAL_ERR;
+        }
+    }
+
+    private static void putAtomicResult(final WorkQueue sq, final long pos, final long old)
+    {
+        UnsafeApi.putLong(sq.sgeRegion(pos, 0).memory().addressOf(sq.sgeOffset(pos, 0)), old);
     }
 
     /**

@@ -28,6 +28,7 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 final class ShmEagerMessages
 {
     private final ShmSender sender;
+    private final ShmSendWindow window;
     private final WorkQueue sq;
     private final WorkQueue rq;
 
@@ -40,13 +41,15 @@ final class ShmEagerMessages
     private long fragRecvDone;
 
     /**
-     * @param sender   numbers and tracks the records, stops the pump on a full ring.
+     * @param sender   stops the pump on a full ring.
+     * @param window   numbers and tracks the records.
      * @param sq       the send queue (payloads).
      * @param rq       the receive queue (destinations).
      */
-    ShmEagerMessages(final ShmSender sender, final WorkQueue sq, final WorkQueue rq)
+    ShmEagerMessages(final ShmSender sender, final ShmSendWindow window, final WorkQueue sq, final WorkQueue rq)
     {
         this.sender = sender;
+        this.window = window;
         this.sq = sq;
         this.rq = rq;
     }
@@ -80,13 +83,13 @@ final class ShmEagerMessages
         }
         final OneToOneRingBuffer ring = c.out;
         final AtomicBuffer buffer = ring.buffer();
-        final long msn = sender.putMessageHeader(buffer, index, pos, opcode, total);
+        final long msn = window.putMessageHeader(buffer, index, pos, opcode, total);
         buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
         if (total > 0)
         {
             sq.gatherToAddress(pos, buffer.addressOffset() + index + FrameDescriptor.PAYLOAD_OFFSET);
         }
-        sender.track(msn, pos, ShmSender.KIND_COMPLETE, 0);
+        window.track(msn, pos, ShmSendWindow.KIND_COMPLETE, 0);
         ring.commit(index);
         return true;
     }
@@ -105,9 +108,9 @@ final class ShmEagerMessages
         }
         final OneToOneRingBuffer ring = c.out;
         final AtomicBuffer buffer = ring.buffer();
-        final long msn = sender.putMessageHeader(buffer, index, pos, opcode, total);
+        final long msn = window.putMessageHeader(buffer, index, pos, opcode, total);
         buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
-        sender.track(msn, pos, ShmSender.KIND_COMPLETE, 0);
+        window.track(msn, pos, ShmSendWindow.KIND_COMPLETE, 0);
         ring.commit(index);
         return true;
     }
@@ -133,7 +136,7 @@ final class ShmEagerMessages
         while (fragDone < total)
         {
             final int fragment = (int)Math.min(maxPayload, total - fragDone);
-            final int index = sender.windowOpen() ?
+            final int index = window.windowOpen() ?
                 ring.tryClaim(FrameDescriptor.TYPE_SEND_FRAGMENT, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) :
                     -1;
             if (index < 0)
@@ -144,11 +147,11 @@ final class ShmEagerMessages
             final boolean last = fragDone + fragment == total;
             final int flags = immFlag | (0 == fragDone ? FrameDescriptor.FLAG_FIRST : 0) |
                 (last ? FrameDescriptor.FLAG_LAST : 0);
-            final long msn = sender.putRequest(buffer, index, pos, flags, (int)total, fragDone, 0, 0, 0);
+            final long msn = window.putRequest(buffer, index, pos, flags, (int)total, fragDone, 0, 0, 0);
             buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, sq.immediateData(pos));
             sq.gatherRange(pos, fragDone, fragment,
                 buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
-            sender.track(msn, pos, last ? ShmSender.KIND_COMPLETE : ShmSender.KIND_NONE, 0);
+            window.track(msn, pos, last ? ShmSendWindow.KIND_COMPLETE : ShmSendWindow.KIND_NONE, 0);
             fragDone += fragment;
             ring.commit(index);
         }

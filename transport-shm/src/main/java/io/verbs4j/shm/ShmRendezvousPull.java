@@ -23,17 +23,20 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 final class ShmRendezvousPull
 {
     private final ShmSender sender;
+    private final ShmSendWindow window;
     private final WorkQueue sq;
     private final WorkQueue rq;
 
     /**
-     * @param sender numbers and tracks the records, stops the pump on a full ring.
+     * @param sender stops the pump on a full ring.
+     * @param window numbers and tracks the records.
      * @param sq     the send queue (sources).
      * @param rq     the receive queue (destinations).
      */
-    ShmRendezvousPull(final ShmSender sender, final WorkQueue sq, final WorkQueue rq)
+    ShmRendezvousPull(final ShmSender sender, final ShmSendWindow window, final WorkQueue sq, final WorkQueue rq)
     {
         this.sender = sender;
+        this.window = window;
         this.sq = sq;
         this.rq = rq;
     }
@@ -53,10 +56,10 @@ final class ShmRendezvousPull
         }
         final OneToOneRingBuffer ring = c.out;
         final AtomicBuffer buffer = ring.buffer();
-        final long msn = sender.putMessageHeader(buffer, index, pos, opcode, total);
+        final long msn = window.putMessageHeader(buffer, index, pos, opcode, total);
         buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, count);
         ShmSges.putSources(sq, pos, count, buffer, index + FrameDescriptor.PAYLOAD_OFFSET);
-        sender.track(msn, pos, ShmSender.KIND_COMPLETE, 0);
+        window.track(msn, pos, ShmSendWindow.KIND_COMPLETE, 0);
         ring.commit(index);
         return true;
     }

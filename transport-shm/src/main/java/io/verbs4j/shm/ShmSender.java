@@ -11,56 +11,38 @@ import io.verbs4j.QpState;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.WcStatus;
 import io.verbs4j.shm.protocol.FrameDescriptor;
-import io.verbs4j.shm.protocol.SegmentHeader;
-import io.verbs4j.spi.RegionMemory;
 import io.verbs4j.spi.WorkQueue;
 import io.verbs4j.stat.SingleWriterCounters;
 import org.agrona.BitUtil;
-import org.agrona.UnsafeApi;
-import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The send side of a shm queue pair: ordering, MSN tracking, RNR replay and acknowledgements.
  * <p>
  * <b>The pump</b> ({@link #pump()}) carries work requests out strictly in posting order. WRITE, READ and atomics on a
- * mapped peer region are done right there, with the checks of {@link ShmDirectRma#targetOffset}. SEND, SEND_WITH_IMM
+ * mapped peer region are done right there ({@link ShmDirectRma#carryOutQueued}). SEND, SEND_WITH_IMM
  * and the notification of WRITE_WITH_IMM become ring records, written by the protocol their size and memory call for
  * ({@link #sendRecord}, this provider's {@code send_ops} table): {@link ShmEagerMessages} (inline records and
  * fragments), {@link ShmRendezvousPull} (a list of sources the peer copies from); one-sided work on a peer's
  * registered buffer goes to {@link ShmServedRequests}. Every record is numbered by a message sequence number (MSN)
- * and tracked ({@link #track}) until the peer acknowledges it through its control block; a full ring stops the pump,
- * progress resumes it (back-pressure never surfaces as an exception).
+ * and tracked ({@link ShmSendWindow}) until the peer acknowledges it through its control block; a full ring stops
+ * the pump, progress resumes it (back-pressure never surfaces as an exception).
  * <p>
  * <b>Acknowledgements</b> ({@link #processAcks}): completes what the peer acknowledged, fails the request the peer
  * reported an error for, and on an RNR NAK asks the pump to rewind: after {@code rnrTimerNs} it retransmits from the
  * refused MSN (go-back-N, as RC does), skipping the one-sided work already done.
  * <p>
- * Threading: the pump and the send-side state (cursor, MSN, tracking arrays, region cache) are owned by the holder of
- * the send-side try-lock ({@link #tryLock}): the posting thread, the device's progress, or the direct path
- * ({@link ShmDirectRma}). The acknowledgement state is owned by progress under the queue pair's receive lock
- * ({@link ShmReceiver}). They meet in three volatile fields: the rewind request, the highest MSN put on the ring and
- * the last MSN seen acknowledged (which bounds the MSN window).
+ * Threading: the pump and the send-side state (cursor, replay stall, region cache, and the numbering side of the
+ * {@link ShmSendWindow}) are owned by the holder of the send-side try-lock: the posting thread, the device's
+ * progress, or the direct path ({@link ShmDirectRma#execute}). The acknowledgement state (NAKs and error seen, the
+ * acknowledging side of the window) is owned by progress under the queue pair's receive lock ({@link ShmReceiver}).
+ * They meet in the rewind request (volatile) and in the window's two published MSNs.
  */
 final class ShmSender
 {
-    /** What an acknowledged record does: complete its request. */
-    static final byte KIND_COMPLETE = 0;
-    /** What an acknowledged record does: nothing (a fragment that is not the last). */
-    static final byte KIND_NONE = 1;
-    /** What an acknowledged record does: the last fragment of a served WRITE. */
-    static final byte KIND_SERVED_WRITE = 2;
-    /** What an acknowledged record does: a chunk of a served READ is in the staging area. */
-    static final byte KIND_READ_CHUNK = 3;
-    /** What an acknowledged record does: the old value of a served atomic is in the staging area. */
-    static final byte KIND_ATOMIC = 4;
     /** oneSided(): the request went to the peer, completion comes with its acknowledgement. */
     static final int SERVED = -1;
-    /** Most records of fragmented or served operations not yet seen acknowledged (bounds the MSN window). */
-    static final int FRAGMENT_WINDOW = 32;
     private static final VarHandle SEND_LOCK;
     private static final VarHandle REWIND_MSN;
-    private static final VarHandle ACKED_SEEN;
-    private static final VarHandle TRACKED_MSN_LIMIT;
     private static final long NO_REWIND = -1;
 
     static
@@ -70,8 +52,6 @@ final class ShmSender
             final MethodHandles.Lookup lookup = MethodHandles.lookup();
             SEND_LOCK = lookup.findVarHandle(ShmSender.class, "sendLock", int.class);
             REWIND_MSN = lookup.findVarHandle(ShmSender.class, "rewindMsn", long.class);
-            ACKED_SEEN = lookup.findVarHandle(ShmSender.class, "ackedSeen", long.class);
-            TRACKED_MSN_LIMIT = lookup.findVarHandle(ShmSender.class, "trackedMsnLimit", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -85,10 +65,7 @@ final class ShmSender
     /** The send-side data-path counters, written under the send lock. */
     private final SingleWriterCounters counters;
     private final int eagerLimit;
-    private final long[] inflightPos;
-    private final byte[] inflightKind;
-    private final long[] inflightArg;
-    private final int inflightMask;
+    private final ShmSendWindow window;
     private final int rnrRetry;
     private final long rnrTimerNs;
     private final ShmEagerMessages eager;
@@ -102,9 +79,6 @@ final class ShmSender
     // Send side, owned by the holder of sendLock.
     private long nextToTransmit;
     private long highWater;
-    private long nextMsn;
-    /** One past the highest MSN ever put on the ring: a peer may acknowledge no further (read by progress). */
-    private volatile long trackedMsnLimit;
     private long dataWrittenPos = -1;
     private boolean stalled;
     private boolean ringFull;
@@ -112,9 +86,7 @@ final class ShmSender
     private int cachedRkey;
     private ShmPeer.Region cachedRegion;
 
-    // Acknowledgement side, owned by progress under the receive lock (ackedSeen is read by the send side for the
-    // MSN window).
-    private long ackedSeen;
+    // Acknowledgement side, owned by progress under the receive lock.
     private long rnrCountSeen;
     private long lastNakMsn = -1;
     private int rnrAttempts;
@@ -139,16 +111,13 @@ final class ShmSender
         this.deviceCounters = deviceCounters;
         this.counters = counters;
         this.eagerLimit = eagerLimit;
-        final int capacity = BitUtil.findNextPositivePowerOfTwo(config.sendDepth() + FRAGMENT_WINDOW);
-        this.inflightPos = new long[capacity];
-        this.inflightKind = new byte[capacity];
-        this.inflightArg = new long[capacity];
-        this.inflightMask = capacity - 1;
+        this.window = new ShmSendWindow(sq, BitUtil.findNextPositivePowerOfTwo(
+            config.sendDepth() + ShmSendWindow.FRAGMENT_WINDOW));
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
-        this.eager = new ShmEagerMessages(this, sq, qp.recvQueue());
-        this.rendezvous = new ShmRendezvousPull(this, sq, qp.recvQueue());
-        this.served = new ShmServedRequests(this, sq, qp.domain().keys());
+        this.eager = new ShmEagerMessages(this, window, sq, qp.recvQueue());
+        this.rendezvous = new ShmRendezvousPull(this, window, sq, qp.recvQueue());
+        this.served = new ShmServedRequests(this, window, sq, qp.domain().keys());
     }
 
     ShmEagerMessages eager()
@@ -171,8 +140,7 @@ final class ShmSender
     {
         nextToTransmit = sq.posted();
         highWater = nextToTransmit;
-        nextMsn = 0;
-        trackedMsnLimit = 0;
+        window.reset();
         dataWrittenPos = -1;
         stalled = false;
         ringFull = false;
@@ -180,7 +148,6 @@ final class ShmSender
         cachedRegion = null;
         eager.resetSend();
         served.reset();
-        ACKED_SEEN.setVolatile(this, 0L);
         rnrCountSeen = 0;
         lastNakMsn = -1;
         rnrAttempts = 0;
@@ -305,10 +272,9 @@ final class ShmSender
         if (NO_REWIND != rewind)
         {
             REWIND_MSN.setVolatile(this, NO_REWIND);
-            if (rewind < nextMsn)
+            if (rewind < window.nextMsn())
             {
-                nextToTransmit = inflightPos[(int)rewind & inflightMask];
-                nextMsn = rewind;
+                nextToTransmit = window.rewind(rewind);
                 // Fragmented and served operations at or after the refused MSN start over.
                 eager.resetSend();
                 served.reset();
@@ -431,9 +397,10 @@ final class ShmSender
     }
 
     /**
-     * The initiator-side execution of WRITE, READ and atomics, with the target-side checks done here from the
-     * peer's published region table: key, protection domain, access bits, bounds. The target memory is untouched
-     * unless every check passes.
+     * The pump's WRITE, READ and atomics: on a peer's registered buffer, served by the peer
+     * ({@link ShmServedRequests}); on a mapped peer region, carried out here with the target-side checks from the
+     * peer's published region table ({@link ShmDirectRma#carryOutQueued}: key, protection domain, access bits,
+     * bounds; the target memory is untouched unless every check passes).
      */
     private int oneSided(final ShmConnection c, final long pos, final int opcode)
     {
@@ -455,37 +422,7 @@ final class ShmSender
             // A registered buffer of the peer: its progress checks and carries out the request.
             return served.start(c, pos, opcode, length);
         }
-        final long offset = ShmDirectRma.targetOffset(
-            c, region, ShmDirectRma.requiredAccess(opcode), sq.remoteAddress(pos), length);
-        if (offset < 0)
-        {
-            return WcStatus.REM_ACCESS_ERR;
-        }
-        final RegionMemory memory = region.memory;
-        switch (opcode)
-        {
-            case Opcode.RDMA_WRITE:
-            case Opcode.RDMA_WRITE_WITH_IMM:
-                sq.gatherTo(pos, memory, offset);
-                return WcStatus.SUCCESS;
-
-            case Opcode.RDMA_READ:
-                return sq.scatterFrom(pos, memory, offset, length);
-
-            case Opcode.ATOMIC_FETCH_AND_ADD:
-            case Opcode.ATOMIC_CMP_AND_SWP:
-                putAtomicResult(sq, pos,
-                    ShmDirectRma.atomic(opcode, memory, offset, sq.compareAdd(pos), sq.swap(pos)));
-                return WcStatus.SUCCESS;
-
-            default:
-                return WcStatus.GENERAL_ERR;
-        }
-    }
-
-    private static void putAtomicResult(final WorkQueue sq, final long pos, final long old)
-    {
-        UnsafeApi.putLong(sq.sgeRegion(pos, 0).memory().addressOf(sq.sgeOffset(pos, 0)), old);
+        return ShmDirectRma.carryOutQueued(c, region, sq, pos, opcode, length);
     }
 
     /**
@@ -535,76 +472,6 @@ final class ShmSender
         return index;
     }
 
-    /**
-     * Writes the header of a message record (an inline or rendezvous SEND, a WRITE_WITH_IMM notification) for the
-     * request at {@code pos}, numbered by the next MSN; the source count and the body are the protocol's.
-     *
-     * @return the record's MSN (to {@link #track}).
-     */
-    long putMessageHeader(
-        final AtomicBuffer buffer, final int index, final long pos, final int opcode, final long total)
-    {
-        final long msn = nextMsn;
-        buffer.putShort(index + FrameDescriptor.VERSION_OFFSET, (short)SegmentHeader.VERSION);
-        buffer.putShort(index + FrameDescriptor.FLAGS_OFFSET,
-            (short)(Opcode.hasImmediate(opcode) ? FrameDescriptor.FLAG_WITH_IMM : 0));
-        buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, sq.immediateData(pos));
-        buffer.putLong(index + FrameDescriptor.MSN_OFFSET, msn);
-        buffer.putInt(index + FrameDescriptor.MESSAGE_LENGTH_OFFSET, (int)total);
-        return msn;
-    }
-
-    /**
-     * Writes the header of a request record (a fragment or a served request) for the request at {@code pos},
-     * numbered by the next MSN.
-     *
-     * @return the record's MSN (to {@link #track}).
-     */
-    long putRequest(
-        final AtomicBuffer buffer,
-        final int index,
-        final long pos,
-        final int flags,
-        final int messageLength,
-        final long address,
-        final int atomicOpcode,
-        final long compareAdd,
-        final long swap)
-    {
-        final long msn = nextMsn;
-        buffer.putShort(index + FrameDescriptor.VERSION_OFFSET, (short)SegmentHeader.VERSION);
-        buffer.putShort(index + FrameDescriptor.FLAGS_OFFSET, (short)flags);
-        buffer.putInt(index + FrameDescriptor.IMMEDIATE_OFFSET, 0);
-        buffer.putLong(index + FrameDescriptor.MSN_OFFSET, msn);
-        buffer.putInt(index + FrameDescriptor.MESSAGE_LENGTH_OFFSET, messageLength);
-        buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
-        buffer.putInt(index + FrameDescriptor.REQUEST_RKEY_OFFSET, sq.rkey(pos));
-        buffer.putInt(index + FrameDescriptor.REQUEST_OPCODE_OFFSET, atomicOpcode);
-        buffer.putLong(index + FrameDescriptor.REQUEST_ADDRESS_OFFSET, address);
-        buffer.putLong(index + FrameDescriptor.REQUEST_COMPARE_ADD_OFFSET, compareAdd);
-        buffer.putLong(index + FrameDescriptor.REQUEST_SWAP_OFFSET, swap);
-        return msn;
-    }
-
-    /**
-     * Records what the acknowledgement of record {@code msn} does, before the record is committed, and moves the
-     * MSN on.
-     */
-    void track(final long msn, final long pos, final byte kind, final long arg)
-    {
-        final int i = (int)msn & inflightMask;
-        inflightPos[i] = pos;
-        inflightKind[i] = kind;
-        inflightArg[i] = arg;
-        nextMsn = msn + 1;
-        if (msn + 1 > (long)TRACKED_MSN_LIMIT.getOpaque(this))
-        {
-            // Published (release) before the record is committed to the ring (a later release store), so before
-            // the peer can see the record, let alone acknowledge it; no full fence needed.
-            TRACKED_MSN_LIMIT.setRelease(this, msn + 1);
-        }
-    }
-
     /** The peer's ring has no room for the next record: the pump stops until the peer reads (back-pressure). */
     void ringIsFull()
     {
@@ -618,38 +485,10 @@ final class ShmSender
         ringFull = true;
     }
 
-    /** @return true while fewer than FRAGMENT_WINDOW records are unacknowledged (the MSN tracking arrays hold them). */
-    boolean windowOpen()
-    {
-        return nextMsn - (long)ACKED_SEEN.getAcquire(this) < FRAGMENT_WINDOW;
-    }
-
     /** Counts a request the send side takes up (under the send lock; the direct path too). */
     void countRequest(final int opcode, final long length)
     {
-        switch (opcode)
-        {
-            case Opcode.SEND:
-            case Opcode.SEND_WITH_IMM:
-                counters.increment(ShmCounter.SENDS);
-                counters.add(ShmCounter.BYTES_SENT, length);
-                break;
-
-            case Opcode.RDMA_WRITE:
-            case Opcode.RDMA_WRITE_WITH_IMM:
-                counters.increment(ShmCounter.RDMA_WRITES);
-                counters.add(ShmCounter.BYTES_SENT, length);
-                break;
-
-            case Opcode.RDMA_READ:
-                counters.increment(ShmCounter.RDMA_READS);
-                counters.add(ShmCounter.BYTES_READ, length);
-                break;
-
-            default:
-                counters.increment(ShmCounter.ATOMICS);
-                break;
-        }
+        ShmCounter.countRequest(counters, opcode, length);
     }
 
     /** Completes a send request. */
@@ -670,7 +509,7 @@ final class ShmSender
     /** @return one past the highest MSN ever put on the ring (a peer may acknowledge no further). */
     long trackedMsnLimit()
     {
-        return trackedMsnLimit;
+        return window.trackedMsnLimit();
     }
 
     /**
@@ -679,7 +518,7 @@ final class ShmSender
      */
     boolean mayHaveWork(final ShmConnection c)
     {
-        return c.peerAckedMsn() != (long)ACKED_SEEN.getAcquire(this) || c.peerRnrCount() != rnrCountSeen ||
+        return c.peerAckedMsn() != window.ackedSeenAcquire() || c.peerRnrCount() != rnrCountSeen ||
             (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
     }
 
@@ -688,27 +527,28 @@ final class ShmSender
         int work = 0;
         final long acked = c.peerAckedMsn();
         final WorkQueue sq = this.sq;
-        while (ackedSeen < acked)
+        final ShmSendWindow window = this.window;
+        while (window.ackedSeen() < acked)
         {
-            final int i = (int)ackedSeen & inflightMask;
-            final long pos = inflightPos[i];
-            ACKED_SEEN.setRelease(this, ackedSeen + 1);
+            final int i = window.slot(window.ackedSeen());
+            final long pos = window.posAt(i);
+            window.ackedOne();
             rnrAttempts = 0;
-            switch (inflightKind[i])
+            switch (window.kindAt(i))
             {
-                case KIND_COMPLETE:
+                case ShmSendWindow.KIND_COMPLETE:
                     qp.completeSend(pos, WcStatus.SUCCESS, (int)sq.totalLength(pos));
                     break;
 
-                case KIND_SERVED_WRITE:
+                case ShmSendWindow.KIND_SERVED_WRITE:
                     served.writeAcked(pos);
                     break;
 
-                case KIND_READ_CHUNK:
-                    served.readChunkAcked(c, pos, inflightArg[i]);
+                case ShmSendWindow.KIND_READ_CHUNK:
+                    served.readChunkAcked(c, pos, window.argAt(i));
                     break;
 
-                case KIND_ATOMIC:
+                case ShmSendWindow.KIND_ATOMIC:
                     served.atomicAcked(c, pos);
                     break;
 
@@ -721,7 +561,7 @@ final class ShmSender
         if (!errorSeen && 0 != errorMsnPlusOne)
         {
             errorSeen = true;
-            final long pos = inflightPos[(int)(errorMsnPlusOne - 1) & inflightMask];
+            final long pos = window.posOf(errorMsnPlusOne - 1);
             failSend(pos, c.peerErrorStatus());
             return work + 1;
         }
@@ -734,7 +574,7 @@ final class ShmSender
             lastNakMsn = msn;
             if (QueuePairConfig.RNR_RETRY_INFINITE != rnrRetry && rnrAttempts > rnrRetry)
             {
-                failSend(inflightPos[(int)msn & inflightMask], WcStatus.RNR_RETRY_EXC_ERR);
+                failSend(window.posOf(msn), WcStatus.RNR_RETRY_EXC_ERR);
             }
             else
             {

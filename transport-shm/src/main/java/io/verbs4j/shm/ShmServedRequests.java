@@ -52,6 +52,7 @@ final class ShmServedRequests
     }
 
     private final ShmSender sender;
+    private final ShmSendWindow window;
     private final WorkQueue sq;
     private final KeyTable keys;
 
@@ -64,13 +65,15 @@ final class ShmServedRequests
     private long servedDone;
 
     /**
-     * @param sender numbers and tracks the records, stops the pump on a full ring, completes the requests.
+     * @param sender stops the pump on a full ring, completes the requests.
+     * @param window numbers and tracks the records.
      * @param sq     the send queue.
      * @param keys   this queue pair's protection domain's keys (the target side's checks).
      */
-    ShmServedRequests(final ShmSender sender, final WorkQueue sq, final KeyTable keys)
+    ShmServedRequests(final ShmSender sender, final ShmSendWindow window, final WorkQueue sq, final KeyTable keys)
     {
         this.sender = sender;
+        this.window = window;
         this.sq = sq;
         this.keys = keys;
     }
@@ -141,8 +144,8 @@ final class ShmServedRequests
                 sender.ringIsFull();
                 return ShmSender.SERVED;
             }
-            final long msn = sender.putRequest(buffer, index, pos, 0, chunk, remote + servedDone, 0, 0, 0);
-            sender.track(msn, pos, ShmSender.KIND_READ_CHUNK, servedDone);
+            final long msn = window.putRequest(buffer, index, pos, 0, chunk, remote + servedDone, 0, 0, 0);
+            window.track(msn, pos, ShmSendWindow.KIND_READ_CHUNK, servedDone);
             servedDone += chunk;
             SERVED_WAIT_MSN.setVolatile(this, msn);
             ring.commit(index);
@@ -155,9 +158,9 @@ final class ShmServedRequests
                 sender.ringIsFull();
                 return ShmSender.SERVED;
             }
-            final long msn = sender.putRequest(
+            final long msn = window.putRequest(
                 buffer, index, pos, 0, 8, remote, opcode, sq.compareAdd(pos), sq.swap(pos));
-            sender.track(msn, pos, ShmSender.KIND_ATOMIC, 0);
+            window.track(msn, pos, ShmSendWindow.KIND_ATOMIC, 0);
             servedDone = 8;
             SERVED_WAIT_MSN.setVolatile(this, msn);
             ring.commit(index);
@@ -168,7 +171,7 @@ final class ShmServedRequests
             while (servedDone < length)
             {
                 final int fragment = (int)Math.min(maxPayload, length - servedDone);
-                final int index = sender.windowOpen() ? ring.tryClaim(
+                final int index = window.windowOpen() ? ring.tryClaim(
                     FrameDescriptor.TYPE_WRITE_REQUEST, FrameDescriptor.REQUEST_HEADER_LENGTH + fragment) : -1;
                 if (index < 0)
                 {
@@ -178,11 +181,11 @@ final class ShmServedRequests
                 final boolean last = servedDone + fragment == length;
                 final int flags = (0 == servedDone ? FrameDescriptor.FLAG_FIRST : 0) |
                     (last ? FrameDescriptor.FLAG_LAST : 0);
-                final long msn = sender.putRequest(
+                final long msn = window.putRequest(
                     buffer, index, pos, flags, (int)length, remote + servedDone, 0, remote, 0);
                 sq.gatherRange(pos, servedDone, fragment,
                     buffer.addressOffset() + index + FrameDescriptor.REQUEST_PAYLOAD_OFFSET);
-                sender.track(msn, pos, last ? ShmSender.KIND_SERVED_WRITE : ShmSender.KIND_NONE, 0);
+                window.track(msn, pos, last ? ShmSendWindow.KIND_SERVED_WRITE : ShmSendWindow.KIND_NONE, 0);
                 servedDone += fragment;
                 if (last)
                 {
