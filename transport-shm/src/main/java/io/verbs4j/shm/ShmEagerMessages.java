@@ -20,9 +20,9 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * window bounds how many are outstanding), scattered into the receive as they come. The notification of a
  * WRITE_WITH_IMM is an eager record with no payload ({@code TYPE_WRITE_IMM}).
  * <p>
- * Threading: the send half ({@code send*}) runs in the pump, under the send-side lock of {@link ShmSender}, which
+ * Threading: the send half ({@code send*}) runs in the pump, under {@link ShmSender}'s send-side lock, whose holder
  * owns the fragment cursor ({@code fragPos}, {@code fragDone}); the receive half ({@link #receiveInline},
- * {@link #onFragment}) runs in progress under the receive lock of {@link ShmReceiver}, which owns the reassembly
+ * {@link #onFragment}) runs in progress under {@link ShmReceiver}'s receive lock, whose holder owns the reassembly
  * cursor ({@code fragRecvPos}, {@code fragRecvDone}).
  */
 final class ShmEagerMessages
