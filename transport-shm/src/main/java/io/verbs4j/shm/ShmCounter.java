@@ -3,7 +3,9 @@
 
 package io.verbs4j.shm;
 
+import io.verbs4j.Opcode;
 import io.verbs4j.stat.CounterType;
+import io.verbs4j.stat.SingleWriterCounters;
 
 /**
  * The counters every shm device keeps (read them with {@link ShmDevice#counter(ShmCounter)}; {@code ./verbs4j stat}
@@ -73,5 +75,40 @@ public enum ShmCounter implements CounterType
     public boolean perQueuePair()
     {
         return perQueuePair;
+    }
+
+    /**
+     * Counts a request the send side takes up: its opcode's request counter and its payload bytes (by the writer of
+     * {@code counters}: the send side, under its lock; the direct path too).
+     *
+     * @param counters a queue pair's data-path counters.
+     * @param opcode   the request's opcode.
+     * @param length   its payload bytes.
+     */
+    static void countRequest(final SingleWriterCounters counters, final int opcode, final long length)
+    {
+        switch (opcode)
+        {
+            case Opcode.SEND:
+            case Opcode.SEND_WITH_IMM:
+                counters.increment(ShmCounter.SENDS);
+                counters.add(ShmCounter.BYTES_SENT, length);
+                break;
+
+            case Opcode.RDMA_WRITE:
+            case Opcode.RDMA_WRITE_WITH_IMM:
+                counters.increment(ShmCounter.RDMA_WRITES);
+                counters.add(ShmCounter.BYTES_SENT, length);
+                break;
+
+            case Opcode.RDMA_READ:
+                counters.increment(ShmCounter.RDMA_READS);
+                counters.add(ShmCounter.BYTES_READ, length);
+                break;
+
+            default:
+                counters.increment(ShmCounter.ATOMICS);
+                break;
+        }
     }
 }

@@ -40,7 +40,7 @@ class ShmDirectRmaTest extends ShmPairFixture
         local = clientPd.allocate(64 * 1024, Access.LOCAL_WRITE);
         remote = serverPd.allocate(64 * 1024, remoteAccess);
         qp = (ShmQueuePair)client;
-        direct = new ShmDirectRma(qp);
+        direct = new ShmDirectRma(qp.sender());
         nextPos = qp.sendQueue().posted();
     }
 

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.shm;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import io.verbs4j.CompletionHandler;
+import io.verbs4j.Opcode;
+import io.verbs4j.QpState;
+import io.verbs4j.WcStatus;
+import io.verbs4j.shm.protocol.FrameDescriptor;
+import io.verbs4j.shm.protocol.SegmentHeader;
+import io.verbs4j.spi.WorkQueue;
+import io.verbs4j.stat.SingleWriterCounters;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+
+/**
+ * The receive side of a shm queue pair and its progress round ({@link #doWork()}): reads the peer's records in
+ * order, checks each one's header and MSN, hands it to its protocol by record type ({@link ShmEagerMessages},
+ * {@link ShmRendezvousPull}, {@link ShmServedRequests}), completes receives and publishes the acknowledgement; then
+ * lets the {@link ShmSender} take the peer's acknowledgements, NAKs and error, and resume the pump.
+ * <p>
+ * A record that finds no posted receive is refused with an RNR NAK, and every later record is dropped until the
+ * sender, after {@code rnrTimerNs}, retransmits from the refused MSN (go-back-N, as RC does). A malformed record
+ * (short, unknown version or type, inconsistent lengths) moves the connection to ERROR.
+ * <p>
+ * Threading: the device's progress only ({@link ShmProgress}, the one driver), under this side's receive try-lock,
+ * so a single receiving thread per queue pair; it owns the expected MSN, the acknowledgement published, the NAK
+ * count and the error flags. Region close and the retirement of a peer's mapping wait for the lock.
+ */
+final class ShmReceiver implements ControlledMessageHandler
+{
+    private static final System.Logger LOG = System.getLogger("io.verbs4j.shm");
+    private static final VarHandle RECV_LOCK;
+    private static final int READ_LIMIT = 64;
+
+    static
+    {
+        try
+        {
+            RECV_LOCK = MethodHandles.lookup().findVarHandle(ShmReceiver.class, "recvLock", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final ShmQueuePair qp;
+    private final WorkQueue rq;
+    private final ShmSender sender;
+    private final ShmEagerMessages eager;
+    private final ShmRendezvousPull rendezvous;
+    private final ShmServedRequests served;
+    private final ShmCounters deviceCounters;
+    /** The receive-side data-path counters, written under the receive lock. */
+    private final SingleWriterCounters counters;
+
+    @SuppressWarnings("unused")
+    private volatile int recvLock;
+
+    // Owned by the holder of recvLock.
+    private long expectedMsn;
+    private long publishedAck;
+    private long nakCount;
+    private boolean broken;
+    private boolean remoteErrorSent;
+    private ShmConnection reading;
+
+    /**
+     * @param qp             the queue pair (state, receive queue, completions, connection, error).
+     * @param sender         the send side (acknowledgements, pump) and its protocols.
+     * @param deviceCounters the device's counters (rare events: error completions).
+     * @param counters       this queue pair's data-path counters.
+     */
+    ShmReceiver(
+        final ShmQueuePair qp,
+        final ShmSender sender,
+        final ShmCounters deviceCounters,
+        final SingleWriterCounters counters)
+    {
+        this.qp = qp;
+        this.rq = qp.recvQueue();
+        this.sender = sender;
+        this.eager = sender.eager();
+        this.rendezvous = sender.rendezvous();
+        this.served = sender.served();
+        this.deviceCounters = deviceCounters;
+        this.counters = counters;
+    }
+
+    /** For the connection manager (setup path, nothing running): a fresh receive side for a new connection. */
+    void reset()
+    {
+        remoteErrorSent = false;
+        eager.resetReceive();
+        expectedMsn = 0;
+        publishedAck = 0;
+        nakCount = 0;
+        broken = false;
+    }
+
+    /** Unbinding (both locks held): forgets the connection being read. */
+    void forgetPeer()
+    {
+        reading = null;
+    }
+
+    // ---------------------------------------------------------------- the receive-side lock
+
+    boolean isLocked()
+    {
+        return ShmQueuePair.LOCKED == (int)RECV_LOCK.getVolatile(this);
+    }
+
+    /** Waits until the receive side is observed free or retired once (setup path). */
+    void awaitUnlocked()
+    {
+        while (ShmQueuePair.LOCKED == (int)RECV_LOCK.getVolatile(this))
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Takes the receive side for good (or until {@link #unlock}), waiting for its holder (setup path). */
+    void retire()
+    {
+        while (!RECV_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.RETIRED))
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    void unlock()
+    {
+        RECV_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    /**
+     * One round of this queue pair's progress: incoming records, acknowledgements, NAKs, the peer's state, and the
+     * pump if sends are waiting. Called by the device's progress only.
+     *
+     * @return work done.
+     */
+    int doWork()
+    {
+        final ShmConnection seen = qp.connection();
+        if (null == seen || !mayHaveWork(seen))
+        {
+            return 0;
+        }
+        if (!RECV_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.LOCKED))
+        {
+            return 0;
+        }
+        try
+        {
+            final ShmConnection c = qp.connection();
+            if (null == c || QpState.ERROR == qp.state())
+            {
+                return 0;
+            }
+            final boolean peerClosed = c.peerClosed();
+            int work = 0;
+            reading = c;
+            try
+            {
+                work += c.in.controlledRead(this, READ_LIMIT);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
+                    ": unreadable ring from peer queue pair " + c.peerQpn + " (" + ex + "); connection to ERROR");
+                broken = true;
+            }
+            if (expectedMsn != publishedAck)
+            {
+                publishedAck = expectedMsn;
+                c.putAcked(expectedMsn);
+            }
+            if (broken)
+            {
+                qp.enterError();
+                return work + 1;
+            }
+            final long trackedMsnLimit = sender.trackedMsnLimit();
+            if (c.peerAckedMsn() > trackedMsnLimit)
+            {
+                // The counter is written by the peer: never trust it past what was sent (a huge value would
+                // otherwise spin this loop for ever and complete sends that were never carried out).
+                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
+                    ": peer queue pair " + c.peerQpn + " acknowledged message " + c.peerAckedMsn() + " but only " +
+                    trackedMsnLimit + " were sent; connection to ERROR");
+                qp.enterError();
+                return work + 1;
+            }
+            work += sender.processAcks(c);
+            if (peerClosed && QpState.ERROR != qp.state())
+            {
+                qp.enterError();
+                return work + 1;
+            }
+            if (sender.pumpNeeded())
+            {
+                sender.pump();
+            }
+            return work;
+        }
+        finally
+        {
+            RECV_LOCK.compareAndSet(this, ShmQueuePair.LOCKED, ShmQueuePair.UNLOCKED);
+        }
+    }
+
+    /**
+     * A look, without the receive lock, at whether {@link #doWork()} could have anything to do: a record waiting,
+     * an acknowledgement to publish, anything new from the peer's control block (acknowledgement, NAK, error,
+     * close), or sends for the pump. Plain loads and volatile reads only, so an idle poll costs no atomic
+     * instruction; a stale read of this side's own counters can only say yes when the answer is no, never the
+     * reverse (they only move towards the peer's values).
+     */
+    private boolean mayHaveWork(final ShmConnection c)
+    {
+        return c.in.size() > 0 || expectedMsn != publishedAck || broken || sender.mayHaveWork(c);
+    }
+
+    // ---------------------------------------------------------------- records
+
+    /** {@inheritDoc} */
+    public Action onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final ShmConnection c = reading;
+        if (length < FrameDescriptor.HEADER_LENGTH ||
+            SegmentHeader.VERSION != buffer.getShort(index + FrameDescriptor.VERSION_OFFSET))
+        {
+            return protocolError(c, type, length, "short record or unknown version");
+        }
+        final long msn = buffer.getLong(index + FrameDescriptor.MSN_OFFSET);
+        if (msn != expectedMsn || remoteErrorSent)
+        {
+            // Sent after a message this side refused (RNR): the sender retransmits from that one.
+            return Action.CONTINUE;
+        }
+        final int messageLength = buffer.getInt(index + FrameDescriptor.MESSAGE_LENGTH_OFFSET);
+        final int count = buffer.getInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET);
+        switch (type)
+        {
+            case FrameDescriptor.TYPE_SEND_INLINE:
+                if (messageLength != length - FrameDescriptor.HEADER_LENGTH)
+                {
+                    return protocolError(c, type, length, "message length " + messageLength);
+                }
+                break;
+            case FrameDescriptor.TYPE_SEND_RENDEZVOUS:
+                if (count < 1 || count > ShmDevice.MAX_SGE ||
+                    length != FrameDescriptor.HEADER_LENGTH + count * FrameDescriptor.SOURCE_LENGTH ||
+                        messageLength < 0)
+                {
+                    return protocolError(c, type, length, "source count " + count);
+                }
+                break;
+            case FrameDescriptor.TYPE_WRITE_IMM:
+                if (messageLength < 0)
+                {
+                    return protocolError(c, type, length, "message length " + messageLength);
+                }
+                break;
+            case FrameDescriptor.TYPE_SEND_FRAGMENT:
+                return eager.onFragment(this, c, type, buffer, index, length, msn, messageLength);
+            case FrameDescriptor.TYPE_WRITE_REQUEST:
+            case FrameDescriptor.TYPE_READ_REQUEST:
+            case FrameDescriptor.TYPE_ATOMIC_REQUEST:
+                return served.onRequest(this, c, type, buffer, index, length, msn, messageLength);
+            default:
+                return protocolError(c, type, length, "unknown record type");
+        }
+        final long pos = qp.takeRecv();
+        if (pos < 0)
+        {
+            return refuseNoRecv(c, msn);
+        }
+        int opcode = Opcode.RECV;
+        final int status;
+        if (!ShmSges.allOpen(rq, pos))
+        {
+            status = WcStatus.LOC_PROT_ERR;
+        }
+        else if (FrameDescriptor.TYPE_SEND_INLINE == type)
+        {
+            status = eager.receiveInline(pos, buffer, index, messageLength);
+        }
+        else if (FrameDescriptor.TYPE_SEND_RENDEZVOUS == type)
+        {
+            status = rendezvous.pull(c, pos, buffer, index + FrameDescriptor.PAYLOAD_OFFSET, count, messageLength);
+        }
+        else
+        {
+            opcode = Opcode.RECV_RDMA_WITH_IMM;
+            status = WcStatus.SUCCESS;
+        }
+        final boolean withImm = 0 != (buffer.getShort(index + FrameDescriptor.FLAGS_OFFSET) &
+            FrameDescriptor.FLAG_WITH_IMM);
+        if (WcStatus.SUCCESS == status)
+        {
+            accepted(msn);
+            completeRecv(pos, opcode, messageLength,
+                withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
+                withImm ? CompletionHandler.WITH_IMM : 0);
+            return Action.CONTINUE;
+        }
+        return recvFailed(c, pos, msn, status, opcode);
+    }
+
+    // ---------------------------------------------------------------- for the protocols
+
+    /** @return the oldest posted receive, or negative if none is posted. */
+    long takeRecv()
+    {
+        return qp.takeRecv();
+    }
+
+    /** The record numbered {@code msn} was taken: the next one is expected (and acknowledged with this one). */
+    void accepted(final long msn)
+    {
+        expectedMsn = msn + 1;
+    }
+
+    /**
+     * Completes a receive successfully and counts it. The bytes of a WRITE_WITH_IMM went to the target region, not
+     * into the receive: only a SEND's count as received.
+     */
+    void completeRecv(final long pos, final int opcode, final int messageLength, final int immediate, final int flags)
+    {
+        counters.increment(ShmCounter.RECEIVES);
+        if (Opcode.RECV == opcode)
+        {
+            counters.add(ShmCounter.BYTES_RECEIVED, messageLength);
+        }
+        qp.completeRecv(pos, WcStatus.SUCCESS, opcode, messageLength, immediate, flags);
+    }
+
+    /** No receive is posted for the record numbered {@code msn}: an RNR NAK (the sender retransmits from it). */
+    Action refuseNoRecv(final ShmConnection c, final long msn)
+    {
+        c.putRnrNak(msn, ++nakCount);
+        counters.increment(ShmCounter.RNR_NAKS_SENT);
+        return Action.CONTINUE;
+    }
+
+    /** A receive failed locally: it completes with {@code status}, the sender is told, the queue pair errs. */
+    Action recvFailed(final ShmConnection c, final long pos, final long msn, final int status, final int opcode)
+    {
+        publishedAck = expectedMsn;
+        c.putAcked(expectedMsn);
+        c.putError(msn, WcStatus.LOC_LEN_ERR == status ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR);
+        eager.resetReceive();
+        deviceCounters.increment(ShmCounter.ERROR_COMPLETIONS);
+        qp.completeRecv(pos, status, opcode, 0, 0, 0);
+        return Action.BREAK;
+    }
+
+    /** A served request failed the target-side checks: REM_ACCESS_ERR for the sender, memory untouched. */
+    Action refuseRemote(final ShmConnection c, final long msn)
+    {
+        remoteErrorSent = true;
+        publishedAck = expectedMsn;
+        c.putAcked(expectedMsn);
+        c.putError(msn, WcStatus.REM_ACCESS_ERR);
+        return Action.BREAK;
+    }
+
+    /** A malformed record: logged, and the connection goes to ERROR at the end of this round. */
+    Action protocolError(final ShmConnection c, final int type, final int length, final String what)
+    {
+        LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() + ": malformed record from " +
+            "peer queue pair " + c.peerQpn + " (type " + type + ", length " + length + ": " + what +
+            "); connection to ERROR");
+        broken = true;
+        return Action.BREAK;
+    }
+}
