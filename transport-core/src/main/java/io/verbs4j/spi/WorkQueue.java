@@ -179,7 +179,8 @@ public final class WorkQueue
      *
      * @param pos     the reserved position.
      * @param request the request.
-     * @param regions the region of each SGE (index-aligned), resolved by the lkey checks.
+     * @param regions the region of each SGE (index-aligned), resolved by the lkey checks; null for an SGE that
+     *                failed them (the inline copy is then skipped: the request completes with LOC_PROT_ERR).
      * @param offsets the offset of each SGE in its region.
      */
     public void fillSend(
@@ -198,6 +199,7 @@ public final class WorkQueue
         final int count = request.sgeCount();
         sgeCounts[idx] = count;
         long total = 0;
+        boolean resolved = true;
         final int base = idx * maxSge;
         for (int i = 0; i < count; i++)
         {
@@ -205,9 +207,11 @@ public final class WorkQueue
             sgeOffsets[base + i] = offsets[i];
             sgeLengths[base + i] = request.sgeLength(i);
             total += request.sgeLength(i);
+            resolved &= null != regions[i];
         }
         totalLengths[idx] = total;
-        if (0 != (postedFlags & SendRequest.INLINE))
+        // An SGE that failed its lkey check has no region: the slot completes with LOC_PROT_ERR, nothing to copy.
+        if (resolved && 0 != (postedFlags & SendRequest.INLINE))
         {
             walk(pos, 0, total, null, inlineBase + (long)idx * maxInline, false);
         }

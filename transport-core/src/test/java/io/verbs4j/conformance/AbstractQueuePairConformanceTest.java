@@ -618,6 +618,19 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     }
 
     @Test
+    void shouldReportAnInjectWithABadLkeyAsALocalProtectionError()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INLINE) && device.capabilities().maxInlineLength() >= 8);
+        final QueuePair qp = connect(1, 64);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        post(qp, new SendRequest(1).wrId(1).flags(SendRequest.INJECT).sge(mr.address(), 8, mr.lkey() ^ 0x77));
+        final Peer.Completion c = awaitOne(cq);
+        assertEquals(1, c.wrId());
+        assertStatus(WcStatus.LOC_PROT_ERR, c);
+        assertEquals(QpState.ERROR, qp.state());
+    }
+
+    @Test
     void shouldCompleteOnlySignaledRequestsAndReleaseUnsignaledSlots()
     {
         final QueuePair qp = connect(0, 1);

@@ -127,6 +127,20 @@ class PostListTest
     }
 
     @Test
+    void shouldCompleteAnInjectOrInlineSendWithABadLkeyWithALocalProtectionError()
+    {
+        qp.connect();
+        assertEquals(QueuePair.OK, qp.postSend(request(1, Opcode.SEND).flags(SendRequest.INJECT)
+            .sge(0x1000, 8, 12345)));
+        assertEquals(QueuePair.OK, qp.postSend(request(2, Opcode.SEND).flags(SendRequest.INLINE)
+            .sge(0x1000, 8, 12345)));
+        final List<String> seen = new ArrayList<>();
+        cq.poll((wrId, status, opcode, len, imm, flags, qpn) -> seen.add(wrId + ":" + WcStatus.name(status)), 16);
+        assertEquals(List.of("1:LOC_PROT_ERR", "2:LOC_PROT_ERR"), seen, "nothing is copied from a bad SGE");
+        assertEquals(QpState.ERROR, qp.state());
+    }
+
+    @Test
     void shouldRefuseAWholeListInTheWrongState()
     {
         final PostList<SendRequest> sends = new PostList<SendRequest>(1).add(request(1, Opcode.SEND));
