@@ -62,7 +62,7 @@ public final class SendRequest
      * <li>Refused at post with {@link QueuePair#INVALID_REQUEST}: a payload (sum of the SGE lengths) above the queue
      * pair's {@link QueuePairConfig#maxInlineLength()}, and RDMA_READ or an atomic (they have a result to wait
      * for). Refused with {@link QueuePair#NOT_SUPPORTED} where the device does not advertise
-     * {@link Capabilities#INLINE}.</li>
+     * {@link Capabilities#INJECT}.</li>
      * <li>An inject takes a send-queue slot until the copy has gone out; like an unsignaled request, its slot is
      * released when a later completion of the same send queue is polled, so a stream of injects needs a signaled
      * request now and then (verbs' rule for unsignaled work requests).</li>

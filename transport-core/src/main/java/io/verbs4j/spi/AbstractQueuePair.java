@@ -731,9 +731,11 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_REQUEST;
         }
-        if (0 != (request.flags() & (SendRequest.INLINE | SendRequest.INJECT)))
+        final int flags = request.flags();
+        if (0 != (flags & (SendRequest.INLINE | SendRequest.INJECT)))
         {
-            if (!capabilities.has(Capabilities.INLINE))
+            if ((0 != (flags & SendRequest.INLINE) && !capabilities.has(Capabilities.INLINE)) ||
+                (0 != (flags & SendRequest.INJECT) && !capabilities.has(Capabilities.INJECT)))
             {
                 return NOT_SUPPORTED;
             }

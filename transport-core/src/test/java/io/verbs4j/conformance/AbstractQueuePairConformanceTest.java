@@ -352,7 +352,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
             list.add(new SendRequest(1).wrId(5).opcode(Opcode.ATOMIC_FETCH_AND_ADD).sge(mr, 2048, 8)
                 .remote(remote.address() + 3072, remote.rkey()).atomic(3, 0));
         }
-        if (caps.has(Capabilities.INLINE))
+        if (caps.has(Capabilities.INJECT))
         {
             list.add(new SendRequest(1).wrId(6).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT)
                 .sge(mr, 0, 16).remote(remote.address() + 256, remote.rkey()));
@@ -365,7 +365,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
         assertEquals(QueuePair.OK, qp.postSend(list));
         assertEquals(list.size(), list.accepted());
         assertEquals(QueuePair.OK, list.status());
-        final int expected = list.size() - 1 - (caps.has(Capabilities.INLINE) ? 1 : 0);
+        final int expected = list.size() - 1 - (caps.has(Capabilities.INJECT) ? 1 : 0);
         final List<Peer.Completion> cs = await(cq, expected);
         final long[] wrIds = cs.stream().mapToLong(Peer.Completion::wrId).toArray();
         final long[] expectedIds = java.util.stream.LongStream.of(1, 2, 3, 5, 7)
@@ -388,7 +388,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
             assertEquals(0, mr.getLong(2048));
             assertEquals(3, peer.getLongVolatile(remote.id(), 3072));
         }
-        if (caps.has(Capabilities.INLINE))
+        if (caps.has(Capabilities.INJECT))
         {
             assertArrayEquals(java.util.Arrays.copyOf(written, 16), peer.read(remote.id(), 256, 16));
         }
@@ -503,7 +503,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldInjectASendWithoutACompletionAndLetTheBufferBeReusedAtOnce()
     {
-        assumeTrue(device.capabilities().has(Capabilities.INLINE) && device.capabilities().maxInlineLength() >= 32);
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 32);
         final QueuePair qp = connect(3, 64);
         final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
         final byte[] data = pattern(32, 41);
@@ -532,7 +532,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldInjectAWriteWithoutACompletionAndLetTheBufferBeReusedAtOnce()
     {
-        assumeTrue(device.capabilities().has(Capabilities.INLINE) && device.capabilities().maxInlineLength() >= 16);
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 16);
         final boolean withImm = device.capabilities().has(Capabilities.WRITE_IMM);
         final QueuePair qp = connect(1, 8);
         final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
@@ -570,7 +570,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldRefuseAnInjectTooLongOrWithAResult()
     {
-        assumeTrue(device.capabilities().has(Capabilities.INLINE));
+        assumeTrue(device.capabilities().has(Capabilities.INJECT));
         final QueuePair qp = connect(1, 64);
         final Peer.RegionInfo remote = peer.allocate(4096, ALL_REMOTE, false);
         final MemoryRegion mr = allocate(4096, Access.LOCAL_WRITE);
@@ -598,7 +598,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldReportAFailedInjectWithItsErrorCompletion()
     {
-        assumeTrue(device.capabilities().has(Capabilities.INLINE) && device.capabilities().maxInlineLength() >= 8);
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 8);
         final QueuePair qp = connect(0, 1);
         final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
         final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
@@ -620,7 +620,7 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     @Test
     void shouldReportAnInjectWithABadLkeyAsALocalProtectionError()
     {
-        assumeTrue(device.capabilities().has(Capabilities.INLINE) && device.capabilities().maxInlineLength() >= 8);
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 8);
         final QueuePair qp = connect(1, 64);
         final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
         post(qp, new SendRequest(1).wrId(1).flags(SendRequest.INJECT).sge(mr.address(), 8, mr.lkey() ^ 0x77));

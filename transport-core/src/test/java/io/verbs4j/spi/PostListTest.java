@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class PostListTest
 {
-    private final RecordingDevice device = new RecordingDevice();
+    private final RecordingDevice device = new RecordingDevice(Capabilities.INLINE | Capabilities.INJECT);
     private final CompletionQueue cq = device.createCompletionQueue(64);
     private final RecordingQueuePair qp = (RecordingQueuePair)device.allocateProtectionDomain()
         .createQueuePair(new QueuePairConfig(cq).sendDepth(8).recvDepth(8).maxInlineLength(16));
@@ -141,6 +141,25 @@ class PostListTest
     }
 
     @Test
+    void shouldRefuseAnInjectWhereTheDeviceDoesNotAdvertiseIt()
+    {
+        final RecordingDevice inlineOnly = new RecordingDevice(Capabilities.INLINE);
+        try
+        {
+            final CompletionQueue otherCq = inlineOnly.createCompletionQueue(16);
+            final RecordingQueuePair other = (RecordingQueuePair)inlineOnly.allocateProtectionDomain()
+                .createQueuePair(new QueuePairConfig(otherCq).sendDepth(4).recvDepth(4).maxInlineLength(16));
+            other.connect();
+            assertEquals(QueuePair.NOT_SUPPORTED, other.postSend(request(1, Opcode.SEND).flags(SendRequest.INJECT)));
+            assertEquals(QueuePair.OK, other.postSend(request(2, Opcode.SEND).flags(SendRequest.INLINE)));
+        }
+        finally
+        {
+            inlineOnly.close();
+        }
+    }
+
+    @Test
     void shouldRefuseAWholeListInTheWrongState()
     {
         final PostList<SendRequest> sends = new PostList<SendRequest>(1).add(request(1, Opcode.SEND));
@@ -175,9 +194,9 @@ class PostListTest
     /** A device whose queue pairs record what the shared code asks of them. */
     private final class RecordingDevice extends AbstractDevice
     {
-        RecordingDevice()
+        RecordingDevice(final int flags)
         {
-            super("recording", new Capabilities(Capabilities.MSG | Capabilities.RMA_WRITE | Capabilities.INLINE,
+            super("recording", new Capabilities(Capabilities.MSG | Capabilities.RMA_WRITE | flags,
                 1 << 20, 4, 64, 64, 1024, 1 << 20, 64), new DeviceContext());
         }
 
