@@ -30,6 +30,12 @@ public final class Capabilities
      * memory is reachable by load/store (shm); never emulated over a network.
      */
     public static final int DIRECT_PEER_ACCESS = 1 << 7;
+    /**
+     * Injects ({@link SendRequest#INJECT}): short SENDs and WRITEs up to the queue pair's max inline length, copied
+     * at post and never completed on success. The copy is the shared code's, so a provider with {@link #INLINE}
+     * can advertise it with nothing more to wire.
+     */
+    public static final int INJECT = 1 << 8;
 
     private final int flags;
     private final int maxMessageLength;

@@ -21,6 +21,7 @@ package io.verbs4j;
  * byte[] peerInfo = cm.connect(qp, "shm://server", myInfo, Duration.ofSeconds(5));
  * int rc = qp.postSend(send.wrId(2));
  * if (QueuePair.BACK_PRESSURED == rc) { ... poll the CQ, then retry ... }
+ * rc = qp.postSend(list.clear().add(write.wrId(3)).add(send.wrId(4)));   // a PostList: one publish for both
  * }</pre>
  */
 public interface QueuePair extends AutoCloseable
@@ -31,7 +32,10 @@ public interface QueuePair extends AutoCloseable
     int BACK_PRESSURED = -1;
     /** The queue pair is not in a state that accepts this post (sends need RTS, receives INIT or later). */
     int INVALID_STATE = -2;
-    /** The request is malformed: too many SGEs, inline too long, misaligned or mis-sized atomic, bad length. */
+    /**
+     * The request is malformed: too many SGEs, inline or inject payload above the queue pair's max inline length,
+     * inject of a READ or atomic, misaligned or mis-sized atomic, bad length.
+     */
     int INVALID_REQUEST = -3;
     /** The opcode or flag is not advertised in the device's {@link Capabilities}. */
     int NOT_SUPPORTED = -4;
@@ -60,6 +64,29 @@ public interface QueuePair extends AutoCloseable
     int postSend(SendRequest request);
 
     /**
+     * Posts a list of send work requests in one call ({@code ibv_post_send} with a chain of work requests). Each
+     * request is validated and accepted as {@link #postSend(SendRequest)} would, in list order; posting stops at
+     * the first request refused, and every request accepted before it stays posted. {@link PostList#accepted()} then
+     * says how many were accepted ({@code bad_wr} is {@code list.request(list.accepted())}) and the return value
+     * (also {@link PostList#status()}) why that one was refused.
+     * <p>
+     * Accepted requests complete in list order, after everything posted before the call, exactly as if each had
+     * been posted alone; one that fails locally (a bad lkey) is accepted and completes with its error, and the
+     * requests after it are accepted and flushed, as verbs does. The cost differs: the accepted run is published to
+     * the provider with one producer-index store and one wake-up. A request is carried out at once by the posting
+     * thread (where the provider can) only while nothing before it, in this list or earlier, is outstanding.
+     * <p>
+     * Threading as {@link #postSend(SendRequest)}: the send queue's single posting thread. Never blocks, never
+     * allocates, never throws for a runtime condition.
+     *
+     * @param list the requests, from index 0; the list and the requests may be changed once this returns.
+     * @return {@link #OK} if every request was accepted, else the code of the first refused one:
+     * {@link #BACK_PRESSURED}, {@link #INVALID_REQUEST} or {@link #NOT_SUPPORTED}; {@link #INVALID_STATE} or
+     * {@link #CLOSED} refuse the whole list (0 accepted). An empty list returns {@link #OK}.
+     */
+    int postSend(PostList<SendRequest> list);
+
+    /**
      * Posts one receive work request.
      *
      * @param request the request; copied, so reusable when this returns.
@@ -67,6 +94,19 @@ public interface QueuePair extends AutoCloseable
      * {@link #CLOSED}. In ERROR the request is accepted and flushed.
      */
     int postRecv(RecvRequest request);
+
+    /**
+     * Posts a list of receive work requests in one call ({@code ibv_post_recv} with a chain), with the contract of
+     * {@link #postSend(PostList)}: in list order, stopping at the first refused request, accepted ones staying
+     * posted, {@link PostList#accepted()} and the return value saying how many and why; the accepted run is
+     * published once and the provider told once.
+     *
+     * @param list the requests, from index 0; reusable once this returns.
+     * @return {@link #OK} if every request was accepted, else the code of the first refused one:
+     * {@link #BACK_PRESSURED} or {@link #INVALID_REQUEST}; {@link #INVALID_STATE} or {@link #CLOSED} refuse the
+     * whole list (0 accepted). An empty list returns {@link #OK}.
+     */
+    int postRecv(PostList<RecvRequest> list);
 
     /**
      * Moves the queue pair by hand: RESET to INIT, any state to ERROR (flushing everything outstanding), ERROR to
@@ -128,7 +168,7 @@ public interface QueuePair extends AutoCloseable
             case INVALID_STATE:
                 return "INVALID_STATE (sends need RTS, receives INIT, RTR or RTS)";
             case INVALID_REQUEST:
-                return "INVALID_REQUEST (check SGE count, lengths, inline size and atomic alignment)";
+                return "INVALID_REQUEST (check SGE count, lengths, inline/inject size and opcode, atomic alignment)";
             case NOT_SUPPORTED:
                 return "NOT_SUPPORTED (the device does not advertise this opcode or flag)";
             case CLOSED:

@@ -9,7 +9,8 @@ import java.util.Objects;
  * A reusable, mutable send work request (the "stateful verb call" idea): build it once, change the fields that vary
  * and post it again. {@link QueuePair#postSend(SendRequest)} copies what it needs, so the object may be changed as
  * soon as the call returns; the memory the SGEs name must stay untouched until the completion (except for
- * {@link #INLINE}, whose payload is copied at post time).
+ * {@link #INLINE} and {@link #INJECT}, whose payload is copied at post time). Several requests go out in one call
+ * through a {@link PostList} ({@link QueuePair#postSend(PostList)}).
  * <p>
  * Addresses follow verbs: an SGE's address is {@link MemoryRegion#address()} plus an offset, and the remote address
  * of a one-sided operation is the peer region's address plus an offset.
@@ -22,6 +23,13 @@ import java.util.Objects;
  * {
  *     sendCq.poll(handler, 16);
  * }
+ * }</pre>
+ * A short SEND or WRITE the caller does not want to track is an {@link #INJECT}: copied at post, never completed
+ * on success, its buffer free again when the post returns:
+ * <pre>{@code
+ * SendRequest flag = new SendRequest(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT)
+ *     .sge(localMr, 0, 8).remote(peerFlagAddress, peerRkey);
+ * qp.postSend(flag);                     // OK: the 8 bytes are copied; localMr may be overwritten at once
  * }</pre>
  * Not thread-safe: one request object per posting thread.
  */
@@ -39,6 +47,29 @@ public final class SendRequest
     public static final int FENCE = 1 << 2;
     /** Ask the peer to raise a solicited event on the receive completion. */
     public static final int SOLICITED = 1 << 3;
+    /**
+     * Inject a short SEND, SEND_WITH_IMM, RDMA_WRITE or RDMA_WRITE_WITH_IMM (libfabric's {@code fi_inject} and
+     * {@code fi_inject_write}, UCX's {@code am_short} and {@code put_short}): the payload is copied at post time, as
+     * for {@link #INLINE}, so the SGEs' memory may be reused as soon as the post returns, and a successful inject
+     * never produces a work completion.
+     * <ul>
+     * <li>{@link #SIGNALED} is ignored, as {@code fi_inject} ignores an endpoint bound to report every transmit
+     * (it has no completion to report); INJECT with SIGNALED is therefore accepted, not refused, and
+     * {@code flags(flags() | INJECT)} turns any short send into an inject.</li>
+     * <li>Errors are never lost: an inject that fails (a bad rkey, the peer gone, a bad lkey) completes with its
+     * error status, like any request, and the queue pair goes to ERROR; an inject still outstanding when the queue
+     * pair enters ERROR completes with {@link WcStatus#WR_FLUSH_ERR}, as an unsignaled request does.</li>
+     * <li>Refused at post with {@link QueuePair#INVALID_REQUEST}: a payload (sum of the SGE lengths) above the queue
+     * pair's {@link QueuePairConfig#maxInlineLength()}, and RDMA_READ or an atomic (they have a result to wait
+     * for). Refused with {@link QueuePair#NOT_SUPPORTED} where the device does not advertise
+     * {@link Capabilities#INJECT}.</li>
+     * <li>An inject takes a send-queue slot until the copy has gone out; like an unsignaled request, its slot is
+     * released when a later completion of the same send queue is polled, so a stream of injects needs a signaled
+     * request now and then (verbs' rule for unsignaled work requests).</li>
+     * <li>The SGEs must name registered memory with a valid lkey, as for {@link #INLINE}.</li>
+     * </ul>
+     */
+    public static final int INJECT = 1 << 4;
 
     private long wrId;
     private int opcode = Opcode.SEND;
@@ -79,7 +110,8 @@ public final class SendRequest
     }
 
     /**
-     * @param flags a combination of {@link #SIGNALED}, {@link #INLINE}, {@link #FENCE}, {@link #SOLICITED}.
+     * @param flags a combination of {@link #SIGNALED}, {@link #INLINE}, {@link #FENCE}, {@link #SOLICITED},
+     *              {@link #INJECT}.
      * @return this.
      */
     public SendRequest flags(final int flags)

@@ -20,6 +20,7 @@ import io.verbs4j.Device;
 import io.verbs4j.Listener;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.PostList;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
@@ -411,8 +412,11 @@ public abstract class AbstractApiMisuseTest
     void shouldRefuseNullRequestsWithAClearException()
     {
         final QueuePair qp = connected(pd, cq);
-        assertThrows(NullPointerException.class, () -> qp.postSend(null));
-        assertThrows(NullPointerException.class, () -> qp.postRecv(null));
+        assertThrows(NullPointerException.class, () -> qp.postSend((SendRequest)null));
+        assertThrows(NullPointerException.class, () -> qp.postRecv((RecvRequest)null));
+        assertThrows(NullPointerException.class, () -> qp.postSend((PostList<SendRequest>)null));
+        assertThrows(NullPointerException.class, () -> qp.postRecv((PostList<RecvRequest>)null));
+        assertThrows(NullPointerException.class, () -> new PostList<SendRequest>(1).add(null));
         assertThrows(RuntimeException.class, () -> pd.createQueuePair(null));
         assertThrows(RuntimeException.class, () -> new SendRequest(1).sge(null, 0, 8));
         assertThrows(IndexOutOfBoundsException.class, () -> new SendRequest(1).sge(pd.allocate(64, ALL), 0, 8)

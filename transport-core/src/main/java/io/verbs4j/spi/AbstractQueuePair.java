@@ -11,6 +11,7 @@ import io.verbs4j.Access;
 import io.verbs4j.Capabilities;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.Opcode;
+import io.verbs4j.PostList;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
@@ -23,7 +24,8 @@ import io.verbs4j.WcStatus;
 /**
  * The verbs semantics every provider shares: the state machine, request validation, local key checks, the send
  * and receive {@link WorkQueue}s, in-order completions and the flush on ERROR. A provider adds only the wire:
- * {@link #transmit(long)} carries a validated send out, and the provider reports results through
+ * {@link #transmit(long)} carries a validated send out ({@link #transmitBatch} a list of them published together by
+ * {@link #postSend(PostList)}), and the provider reports results through
  * {@link #completeSend}, {@link #takeRecv()}/{@link #completeRecv} and {@link #fail(int)}.
  * <p>
  * A provider may also {@link #installDirectExecutor install a direct executor}: while the send queue is idle, a
@@ -184,20 +186,103 @@ public abstract class AbstractQueuePair implements QueuePair
         }
         final long pos = sendQueue.reserve();
         sendQueue.fillSend(pos, request, scratchRegions, scratchOffsets);
-        sendQueue.publish(pos);
         if (WcStatus.SUCCESS != localStatus)
         {
+            sendQueue.publish(pos);
             completeSend(pos, localStatus, 0);
             return OK;
         }
-        // The re-read pairs with enterError(): either it saw this slot published, or this sees ERROR.
+        publishSends(pos, pos);
+        return OK;
+    }
+
+    /** {@inheritDoc} */
+    public final int postSend(final PostList<SendRequest> list)
+    {
+        Objects.requireNonNull(list, "list");
+        if (closed)
+        {
+            return list.posted(0, CLOSED);
+        }
+        final QpState current = state;
+        if (QpState.RTS != current && QpState.ERROR != current)
+        {
+            return list.posted(0, INVALID_STATE);
+        }
+        final int size = list.size();
+        long runStart = -1; // first position of the accepted run not yet published, or -1 when there is none
+        long next = 0;      // the position the next request of the run takes
+        int status = OK;
+        int accepted = 0;
+        for (; accepted < size; accepted++)
+        {
+            final SendRequest request = list.request(accepted);
+            status = validateSend(request);
+            if (OK != status)
+            {
+                break;
+            }
+            if (sendQueue.free() - (runStart < 0 ? 0 : (int)(next - runStart)) <= 0)
+            {
+                status = BACK_PRESSURED;
+                break;
+            }
+            final int localStatus = resolveSendSges(request);
+            if (runStart < 0)
+            {
+                // Directly only with nothing of this list waiting to be published: DirectSend checks the rest.
+                if (null != directSend && WcStatus.SUCCESS == localStatus && QpState.RTS == state &&
+                    directSend.tryPost(request, scratchRegions, scratchOffsets))
+                {
+                    continue;
+                }
+                runStart = sendQueue.reserve();
+                next = runStart;
+            }
+            if (WcStatus.SUCCESS != localStatus)
+            {
+                // As if posted one by one: the run before it goes out, then it fails alone (the rest is flushed).
+                if (next > runStart)
+                {
+                    publishSends(runStart, next - 1);
+                }
+                sendQueue.fillSend(next, request, scratchRegions, scratchOffsets);
+                sendQueue.publish(next);
+                completeSend(next, localStatus, 0);
+                runStart = -1;
+                continue;
+            }
+            sendQueue.fillSend(next, request, scratchRegions, scratchOffsets);
+            next++;
+        }
+        if (runStart >= 0 && next > runStart)
+        {
+            publishSends(runStart, next - 1);
+        }
+        return list.posted(accepted, status);
+    }
+
+    /**
+     * Publishes filled send slots {@code first..last} with one producer-index store, then hands them to the
+     * provider once, or flushes them if the queue pair is in ERROR.
+     */
+    private void publishSends(final long first, final long last)
+    {
+        sendQueue.publish(first, last);
+        // The re-read pairs with enterError(): either it saw these slots published, or this sees ERROR.
         if (QpState.ERROR == state)
         {
             flushAndDrain();
-            return OK;
+            return;
         }
-        transmit(pos);
-        return OK;
+        if (first == last)
+        {
+            transmit(first);
+        }
+        else
+        {
+            transmitBatch(first, last);
+        }
     }
 
     /**
@@ -230,6 +315,92 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_STATE;
         }
+        final int localStatus = resolveRecvSges(request);
+        if (localStatus < 0)
+        {
+            return localStatus;
+        }
+        if (recvQueue.free() <= 0)
+        {
+            return BACK_PRESSURED;
+        }
+        final long pos = recvQueue.reserve();
+        fillRecv(pos, request, localStatus);
+        if (WcStatus.SUCCESS != localStatus)
+        {
+            failRecvAtPost(pos, localStatus);
+            return OK;
+        }
+        publishRecvs(pos, pos);
+        return OK;
+    }
+
+    /** {@inheritDoc} */
+    public final int postRecv(final PostList<RecvRequest> list)
+    {
+        Objects.requireNonNull(list, "list");
+        if (closed)
+        {
+            return list.posted(0, CLOSED);
+        }
+        if (QpState.RESET == state)
+        {
+            return list.posted(0, INVALID_STATE);
+        }
+        final int size = list.size();
+        final long runStart = recvQueue.reserve();
+        long next = runStart;
+        int status = OK;
+        int accepted = 0;
+        for (; accepted < size; accepted++)
+        {
+            final RecvRequest request = list.request(accepted);
+            final int localStatus = resolveRecvSges(request);
+            if (localStatus < 0)
+            {
+                status = localStatus;
+                break;
+            }
+            if (recvQueue.free() - (int)(next - runStart) <= 0)
+            {
+                status = BACK_PRESSURED;
+                break;
+            }
+            fillRecv(next, request, localStatus);
+            if (WcStatus.SUCCESS != localStatus)
+            {
+                // As if posted one by one: the run before it is published, then it fails alone (the rest flushes).
+                if (next > runStart)
+                {
+                    publishRecvs(runStart, next - 1);
+                }
+                failRecvAtPost(next, localStatus);
+                for (accepted++; accepted < size; accepted++)
+                {
+                    status = postRecv(list.request(accepted));
+                    if (OK != status)
+                    {
+                        break;
+                    }
+                }
+                return list.posted(accepted, status);
+            }
+            next++;
+        }
+        if (next > runStart)
+        {
+            publishRecvs(runStart, next - 1);
+        }
+        return list.posted(accepted, status);
+    }
+
+    /**
+     * Checks a receive's shape and resolves its SGEs into the receive scratch arrays.
+     *
+     * @return {@link QueuePair#INVALID_REQUEST} (negative), or the local status: SUCCESS or LOC_PROT_ERR.
+     */
+    private int resolveRecvSges(final RecvRequest request)
+    {
         final int count = request.sgeCount();
         if (count > config.maxRecvSge())
         {
@@ -259,30 +430,34 @@ public abstract class AbstractQueuePair implements QueuePair
                 recvScratchOffsets[i] = offset;
             }
         }
-        if (recvQueue.free() <= 0)
-        {
-            return BACK_PRESSURED;
-        }
-        final long pos = recvQueue.reserve();
-        recvQueue.fillRecv(pos, request.wrId(), WcStatus.SUCCESS == localStatus ? count : 0, recvScratchRegions,
-            recvScratchOffsets, scratchLengths);
+        return localStatus;
+    }
+
+    private void fillRecv(final long pos, final RecvRequest request, final int localStatus)
+    {
+        recvQueue.fillRecv(pos, request.wrId(), WcStatus.SUCCESS == localStatus ? request.sgeCount() : 0,
+            recvScratchRegions, recvScratchOffsets, scratchLengths);
+    }
+
+    private void failRecvAtPost(final long pos, final int localStatus)
+    {
         recvQueue.publish(pos);
-        if (WcStatus.SUCCESS != localStatus)
+        if (recvQueue.complete(pos, localStatus, Opcode.RECV, 0, 0, 0))
         {
-            if (recvQueue.complete(pos, localStatus, Opcode.RECV, 0, 0, 0))
-            {
-                enterError();
-            }
-            recvQueue.drain(recvCq, qpNumber);
-            return OK;
+            enterError();
         }
+        recvQueue.drain(recvCq, qpNumber);
+    }
+
+    private void publishRecvs(final long first, final long last)
+    {
+        recvQueue.publish(first, last);
         if (QpState.ERROR == state)
         {
             flushAndDrain();
-            return OK;
+            return;
         }
         onRecvPosted();
-        return OK;
     }
 
     /** {@inheritDoc} */
@@ -556,14 +731,17 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_REQUEST;
         }
-        if (0 != (request.flags() & SendRequest.INLINE))
+        final int flags = request.flags();
+        if (0 != (flags & (SendRequest.INLINE | SendRequest.INJECT)))
         {
-            if (!capabilities.has(Capabilities.INLINE))
+            if ((0 != (flags & SendRequest.INLINE) && !capabilities.has(Capabilities.INLINE)) ||
+                (0 != (flags & SendRequest.INJECT) && !capabilities.has(Capabilities.INJECT)))
             {
                 return NOT_SUPPORTED;
             }
             if (total > config.maxInlineLength() || Opcode.writesLocalMemory(opcode))
             {
+                // READ and atomics write a result locally: nothing to copy at post, and INJECT could not report it.
                 return INVALID_REQUEST;
             }
         }
@@ -609,6 +787,24 @@ public abstract class AbstractQueuePair implements QueuePair
      * @param pos send-queue position; read the request from {@link #sendQueue()}.
      */
     protected abstract void transmit(long pos);
+
+    /**
+     * Carries out validated sends published together ({@link #postSend(PostList)}): positions {@code firstPos} to
+     * {@code lastPos}, in order, published with one producer-index store. Same calling context as
+     * {@link #transmit(long)}. The default calls {@link #transmit(long)} for each position; a provider whose
+     * transmit drains everything published (a pump up to {@link WorkQueue#posted()}) overrides it to wake that pump
+     * once.
+     *
+     * @param firstPos first send-queue position of the batch.
+     * @param lastPos  last position (inclusive), greater than {@code firstPos}.
+     */
+    protected void transmitBatch(final long firstPos, final long lastPos)
+    {
+        for (long pos = firstPos; pos <= lastPos; pos++)
+        {
+            transmit(pos);
+        }
+    }
 
     /** Called after a receive was posted, e.g. to wake a sender waiting on RNR. Default: nothing. */
     protected void onRecvPosted()

@@ -10,7 +10,7 @@ import io.verbs4j.SendRequest;
  * provider's {@link DirectExecutor}, when the send queue is idle. The request still takes its send-queue position
  * (so slot accounting and {@link io.verbs4j.QueuePair#sendQueueFree()} are as on the ordinary path) but skips the
  * record, the pending and completing states and the drain loop: a signaled request gets its CQ entry right away,
- * an unsignaled success none (its slot is freed when a later completion is polled).
+ * an unsignaled success or an inject none (its slot is freed when a later completion is polled).
  * <p>
  * Cost against the ordinary path: the drain try-lock (one CAS) instead of the publish fence, the completion CAS and
  * the drain try-lock; nothing is written to the slot's request arrays and no payload is staged.
@@ -61,7 +61,8 @@ public final class DirectSend
             {
                 return false;
             }
-            queue.retireDirect(cq, qpNumber, request.wrId(), request.opcode(), request.flags(), (int)bytes);
+            queue.retireDirect(cq, qpNumber, request.wrId(), request.opcode(),
+                WorkQueue.postedFlags(request.flags()), (int)bytes);
             return true;
         }
         finally

@@ -179,7 +179,8 @@ public final class WorkQueue
      *
      * @param pos     the reserved position.
      * @param request the request.
-     * @param regions the region of each SGE (index-aligned), resolved by the lkey checks.
+     * @param regions the region of each SGE (index-aligned), resolved by the lkey checks; null for an SGE that
+     *                failed them (the inline copy is then skipped: the request completes with LOC_PROT_ERR).
      * @param offsets the offset of each SGE in its region.
      */
     public void fillSend(
@@ -188,7 +189,8 @@ public final class WorkQueue
         final int idx = (int)pos & mask;
         wrIds[idx] = request.wrId();
         opcodes[idx] = request.opcode();
-        flags[idx] = request.flags();
+        final int postedFlags = postedFlags(request.flags());
+        flags[idx] = postedFlags;
         remoteAddresses[idx] = request.remoteAddress();
         rkeys[idx] = request.rkey();
         immediates[idx] = request.immediateData();
@@ -197,6 +199,7 @@ public final class WorkQueue
         final int count = request.sgeCount();
         sgeCounts[idx] = count;
         long total = 0;
+        boolean resolved = true;
         final int base = idx * maxSge;
         for (int i = 0; i < count; i++)
         {
@@ -204,9 +207,11 @@ public final class WorkQueue
             sgeOffsets[base + i] = offsets[i];
             sgeLengths[base + i] = request.sgeLength(i);
             total += request.sgeLength(i);
+            resolved &= null != regions[i];
         }
         totalLengths[idx] = total;
-        if (0 != (request.flags() & SendRequest.INLINE))
+        // An SGE that failed its lkey check has no region: the slot completes with LOC_PROT_ERR, nothing to copy.
+        if (resolved && 0 != (postedFlags & SendRequest.INLINE))
         {
             walk(pos, 0, total, null, inlineBase + (long)idx * maxInline, false);
         }
@@ -254,8 +259,38 @@ public final class WorkQueue
      */
     public void publish(final long pos)
     {
-        STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_POSTED);
-        POSTED.setVolatile(this, pos + 1);
+        publish(pos, pos);
+    }
+
+    /**
+     * Makes the filled slots {@code first..last} visible to the provider and to flushes at once: their state words,
+     * then one store of the producer index (volatile: the release that publishes every slot's contents, and the
+     * full fence the poster's re-read of the queue pair's state after publishing pairs with).
+     *
+     * @param first the first reserved, filled position (the producer index, {@link #reserve()}).
+     * @param last  the last one, inclusive; {@code last - first} below {@link #free()}.
+     */
+    public void publish(final long first, final long last)
+    {
+        for (long pos = first; pos <= last; pos++)
+        {
+            STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_POSTED);
+        }
+        POSTED.setVolatile(this, last + 1);
+    }
+
+    /**
+     * The flags a send slot keeps for a request's flags: an {@link SendRequest#INJECT} is stored as an unsignaled
+     * {@link SendRequest#INLINE} request (its payload copied at post, no completion on success), which is all a
+     * provider needs to know of it.
+     *
+     * @param requestFlags the flags of the posted request.
+     * @return the flags to store and act on.
+     */
+    public static int postedFlags(final int requestFlags)
+    {
+        return 0 == (requestFlags & SendRequest.INJECT) ? requestFlags :
+            (requestFlags | SendRequest.INLINE) & ~SendRequest.SIGNALED;
     }
 
     /**

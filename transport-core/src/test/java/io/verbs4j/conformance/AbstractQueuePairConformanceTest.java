@@ -10,6 +10,7 @@ import io.verbs4j.Capabilities;
 import io.verbs4j.CompletionHandler;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.PostList;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
@@ -29,7 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Every verb and every work-completion status, end to end against a {@link Peer}: SEND/SEND_WITH_IMM/RECV,
  * RDMA WRITE/WRITE_WITH_IMM/READ, both atomics, scatter-gather, inline, unsignaled requests, RC ordering, the
- * state machine, RNR, remote and local protection errors, flush on error, and post return codes.
+ * state machine, RNR, remote and local protection errors, flush on error, post return codes, post lists
+ * ({@link PostList}) and injects ({@link SendRequest#INJECT}).
  */
 public abstract class AbstractQueuePairConformanceTest extends AbstractConformanceTest
 {
@@ -322,6 +324,310 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
         assertStatus(WcStatus.SUCCESS, awaitOne(cq));
         final Peer.Completion received = peer.pollRecv(1, WAIT_MS)[0];
         assertArrayEquals(data, peer.recvData(received.wrId(), 32));
+    }
+
+    @Test
+    void shouldPostAListOfMixedOpcodesInOneCallAndCompleteItInOrder()
+    {
+        final Capabilities caps = device.capabilities();
+        final QueuePair qp = connect(3, 64);
+        final Peer.RegionInfo remote = peer.allocate(4096, ALL_REMOTE, false);
+        final byte[] remoteData = pattern(128, 21);
+        peer.write(remote.id(), 2048, remoteData);
+        final MemoryRegion mr = allocate(4096, Access.LOCAL_WRITE);
+        final byte[] written = pattern(256, 22);
+        final byte[] sent = pattern(48, 23);
+        mr.putBytes(0, written, 0, 256);
+        mr.putBytes(512, sent, 0, 48);
+        final PostList<SendRequest> list = new PostList<>(8);
+        list.add(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).sge(mr, 0, 256)
+            .remote(remote.address(), remote.rkey()));
+        list.add(new SendRequest(1).wrId(2).opcode(Opcode.SEND).sge(mr, 512, 48));
+        list.add(new SendRequest(1).wrId(3).opcode(Opcode.RDMA_READ).sge(mr, 1024, 128)
+            .remote(remote.address() + 2048, remote.rkey()));
+        list.add(new SendRequest(1).wrId(4).opcode(Opcode.SEND_WITH_IMM).flags(0).immediateData(44)
+            .sge(mr, 512, 8));
+        if (caps.has(Capabilities.ATOMIC))
+        {
+            list.add(new SendRequest(1).wrId(5).opcode(Opcode.ATOMIC_FETCH_AND_ADD).sge(mr, 2048, 8)
+                .remote(remote.address() + 3072, remote.rkey()).atomic(3, 0));
+        }
+        if (caps.has(Capabilities.INJECT))
+        {
+            list.add(new SendRequest(1).wrId(6).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT)
+                .sge(mr, 0, 16).remote(remote.address() + 256, remote.rkey()));
+        }
+        if (caps.has(Capabilities.WRITE_IMM))
+        {
+            list.add(new SendRequest(1).wrId(7).opcode(Opcode.RDMA_WRITE_WITH_IMM).immediateData(77)
+                .sge(mr, 0, 32).remote(remote.address() + 512, remote.rkey()));
+        }
+        assertEquals(QueuePair.OK, qp.postSend(list));
+        assertEquals(list.size(), list.accepted());
+        assertEquals(QueuePair.OK, list.status());
+        final int expected = list.size() - 1 - (caps.has(Capabilities.INJECT) ? 1 : 0);
+        final List<Peer.Completion> cs = await(cq, expected);
+        final long[] wrIds = cs.stream().mapToLong(Peer.Completion::wrId).toArray();
+        final long[] expectedIds = java.util.stream.LongStream.of(1, 2, 3, 5, 7)
+            .filter(id -> id != 5 || caps.has(Capabilities.ATOMIC))
+            .filter(id -> id != 7 || caps.has(Capabilities.WRITE_IMM)).toArray();
+        assertArrayEquals(expectedIds, wrIds, "signaled requests complete in list order; unsignaled ones do not");
+        cs.forEach(c -> assertStatus(WcStatus.SUCCESS, c));
+        assertQuiet(cq, 50);
+        assertArrayEquals(written, peer.read(remote.id(), 0, 256));
+        final byte[] read = new byte[128];
+        mr.getBytes(1024, read, 0, 128);
+        assertArrayEquals(remoteData, read);
+        final int messages = caps.has(Capabilities.WRITE_IMM) ? 3 : 2;
+        final Peer.Completion[] received = peer.pollRecv(messages, WAIT_MS);
+        assertEquals(messages, received.length);
+        assertArrayEquals(sent, peer.recvData(received[0].wrId(), 48));
+        assertEquals(44, received[1].immediate());
+        if (caps.has(Capabilities.ATOMIC))
+        {
+            assertEquals(0, mr.getLong(2048));
+            assertEquals(3, peer.getLongVolatile(remote.id(), 3072));
+        }
+        if (caps.has(Capabilities.INJECT))
+        {
+            assertArrayEquals(java.util.Arrays.copyOf(written, 16), peer.read(remote.id(), 256, 16));
+        }
+        if (caps.has(Capabilities.WRITE_IMM))
+        {
+            assertEquals(77, received[2].immediate());
+            assertArrayEquals(java.util.Arrays.copyOf(written, 32), peer.read(remote.id(), 512, 32));
+        }
+    }
+
+    @Test
+    void shouldPostExactlyTheRequestsBeforeTheFirstRefusedOneOfAList()
+    {
+        final QueuePair qp = connect(0, 1);
+        final Peer.RegionInfo remote = peer.allocate(1024, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(1024, Access.LOCAL_WRITE);
+        final PostList<SendRequest> list = new PostList<>(8);
+        for (int i = 0; i < 5; i++)
+        {
+            final SendRequest write = new SendRequest(1).wrId(i).opcode(Opcode.RDMA_WRITE).sge(mr, i * 64L, 64)
+                .remote(remote.address() + i * 64L, remote.rkey());
+            list.add(2 == i ? write.opcode(99) : write);
+        }
+        mr.setMemory(0, 1024, (byte)7);
+        assertEquals(QueuePair.INVALID_REQUEST, qp.postSend(list));
+        assertEquals(2, list.accepted(), "bad_wr is the third request");
+        assertEquals(QueuePair.INVALID_REQUEST, list.status());
+        assertEquals(99, list.request(list.accepted()).opcode());
+        final List<Peer.Completion> cs = await(cq, 2);
+        assertEquals(0, cs.get(0).wrId());
+        assertEquals(1, cs.get(1).wrId());
+        cs.forEach(c -> assertStatus(WcStatus.SUCCESS, c));
+        assertQuiet(cq, 100);
+        assertEquals(QpState.RTS, qp.state(), "a refused request changes nothing");
+        assertEquals(qp.config().sendDepth(), qp.sendQueueFree());
+        final byte[] sevens = new byte[128];
+        java.util.Arrays.fill(sevens, (byte)7);
+        assertArrayEquals(sevens, peer.read(remote.id(), 0, 128));
+        assertArrayEquals(new byte[192], peer.read(remote.id(), 128, 192), "nothing after the refused request ran");
+
+        final QueuePair unconnected = pd.createQueuePair(defaultConfig());
+        assertEquals(QueuePair.INVALID_STATE, unconnected.postSend(list));
+        assertEquals(0, list.accepted());
+        unconnected.close();
+    }
+
+    @Test
+    void shouldStopAListAtAFullSendQueueAndCarryOnAfterPolling()
+    {
+        final QueuePair qp = connect(defaultConfig().sendDepth(4), 0, 1, QueuePairConfig.RNR_RETRY_INFINITE);
+        final Peer.RegionInfo remote = peer.allocate(1024, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(1024, Access.LOCAL_WRITE);
+        final byte[] data = pattern(7 * 64, 31);
+        mr.putBytes(0, data, 0, data.length);
+        final PostList<SendRequest> list = new PostList<>(8);
+        for (int i = 0; i < 7; i++)
+        {
+            list.add(new SendRequest(1).wrId(i).opcode(Opcode.RDMA_WRITE).sge(mr, i * 64L, 64)
+                .remote(remote.address() + i * 64L, remote.rkey()));
+        }
+        assertEquals(QueuePair.BACK_PRESSURED, qp.postSend(list));
+        assertEquals(4, list.accepted(), "as many as the queue holds");
+        final List<Peer.Completion> first = await(cq, 4);
+        assertEquals(QueuePair.OK, qp.postSend(list.removeAccepted()));
+        assertEquals(3, list.size());
+        assertEquals(3, list.accepted());
+        final List<Peer.Completion> rest = await(cq, 3);
+        for (int i = 0; i < 7; i++)
+        {
+            final Peer.Completion c = i < 4 ? first.get(i) : rest.get(i - 4);
+            assertEquals(i, c.wrId());
+            assertStatus(WcStatus.SUCCESS, c);
+        }
+        assertArrayEquals(data, peer.read(remote.id(), 0, data.length));
+    }
+
+    @Test
+    void shouldPostAListOfReceivesStoppingAtTheFirstRefusedOne()
+    {
+        final QueuePair qp = pd.createQueuePair(defaultConfig().recvDepth(4));
+        final MemoryRegion mr = allocate(256, Access.LOCAL_WRITE);
+        final PostList<RecvRequest> list = new PostList<>(8);
+        list.add(new RecvRequest(1).wrId(10).sge(mr, 0, 64));
+        assertEquals(QueuePair.INVALID_STATE, qp.postRecv(list), "a RESET queue pair takes no receives");
+        assertEquals(0, list.accepted());
+        qp.modify(QpState.INIT);
+        final int maxSge = qp.config().maxRecvSge();
+        final RecvRequest tooMany = new RecvRequest(maxSge + 1);
+        for (int i = 0; i <= maxSge; i++)
+        {
+            tooMany.sge(mr, 0, 8);
+        }
+        list.add(new RecvRequest(1).wrId(11).sge(mr, 64, 64)).add(tooMany.wrId(12))
+            .add(new RecvRequest(1).wrId(13).sge(mr, 128, 64));
+        assertEquals(QueuePair.INVALID_REQUEST, qp.postRecv(list));
+        assertEquals(2, list.accepted());
+        assertEquals(2, qp.recvQueueFree());
+        list.clear();
+        for (int i = 0; i < 3; i++)
+        {
+            list.add(new RecvRequest(1).wrId(20 + i).sge(mr, 192, 64));
+        }
+        assertEquals(QueuePair.BACK_PRESSURED, qp.postRecv(list));
+        assertEquals(2, list.accepted());
+        qp.modify(QpState.ERROR);
+        final List<Peer.Completion> flushed = await(cq, 4);
+        assertArrayEquals(new long[] {10, 11, 20, 21}, flushed.stream().mapToLong(Peer.Completion::wrId).toArray());
+        flushed.forEach(c -> assertStatus(WcStatus.WR_FLUSH_ERR, c));
+        qp.close();
+    }
+
+    @Test
+    void shouldInjectASendWithoutACompletionAndLetTheBufferBeReusedAtOnce()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 32);
+        final QueuePair qp = connect(3, 64);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        final byte[] data = pattern(32, 41);
+        mr.putBytes(0, data, 0, 32);
+        post(qp, new SendRequest(1).wrId(1).flags(SendRequest.INJECT | SendRequest.SIGNALED).sge(mr, 0, 32));
+        mr.setMemory(0, 32, (byte)0xEE);
+        final byte[] imm = pattern(qp.config().maxInlineLength(), 42);
+        mr.putBytes(0, imm, 0, imm.length);
+        post(qp, new SendRequest(1).wrId(2).opcode(Opcode.SEND_WITH_IMM).immediateData(5)
+            .flags(SendRequest.INJECT).sge(mr, 0, imm.length));
+        mr.setMemory(0, imm.length, (byte)0xDD);
+        final Peer.Completion[] received = peer.pollRecv(2, WAIT_MS);
+        assertEquals(2, received.length);
+        assertArrayEquals(data, peer.recvData(received[0].wrId(), 32), "the bytes at post time, not the new ones");
+        assertArrayEquals(imm, peer.recvData(received[1].wrId(), imm.length), "an inject as long as max inline");
+        assertEquals(5, received[1].immediate());
+        assertQuiet(cq, 100);
+        assertEquals(qp.config().sendDepth() - 2, qp.sendQueueFree(), "injects hold slots like unsignaled requests");
+        post(qp, new SendRequest(1).wrId(3).sge(mr, 0, 8));
+        final Peer.Completion c = awaitOne(cq);
+        assertEquals(3, c.wrId(), "completions are in order: an inject completion would come first");
+        assertStatus(WcStatus.SUCCESS, c);
+        assertEquals(qp.config().sendDepth(), qp.sendQueueFree());
+    }
+
+    @Test
+    void shouldInjectAWriteWithoutACompletionAndLetTheBufferBeReusedAtOnce()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 16);
+        final boolean withImm = device.capabilities().has(Capabilities.WRITE_IMM);
+        final QueuePair qp = connect(1, 8);
+        final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        final byte[] data = pattern(16, 43);
+        mr.putBytes(0, data, 0, 16);
+        post(qp, new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT).sge(mr, 0, 16)
+            .remote(remote.address() + 16, remote.rkey()));
+        mr.setMemory(0, 16, (byte)0xEE);
+        if (withImm)
+        {
+            mr.putBytes(0, data, 0, 16);
+            post(qp, new SendRequest(1).wrId(2).opcode(Opcode.RDMA_WRITE_WITH_IMM).immediateData(9)
+                .flags(SendRequest.INJECT | SendRequest.SIGNALED).sge(mr, 0, 16)
+                .remote(remote.address() + 64, remote.rkey()));
+            mr.setMemory(0, 16, (byte)0xDD);
+            final Peer.Completion received = peer.pollRecv(1, WAIT_MS)[0];
+            assertStatus(WcStatus.SUCCESS, received);
+            assertEquals(9, received.immediate());
+            assertArrayEquals(data, peer.read(remote.id(), 64, 16));
+        }
+        post(qp, new SendRequest(1).wrId(3).opcode(Opcode.RDMA_READ).sge(mr, 32, 16)
+            .remote(remote.address() + 16, remote.rkey()));
+        final Peer.Completion c = awaitOne(cq);
+        assertEquals(3, c.wrId(), "no completion for the injects");
+        assertStatus(WcStatus.SUCCESS, c);
+        final byte[] readBack = new byte[16];
+        mr.getBytes(32, readBack, 0, 16);
+        assertArrayEquals(data, readBack, "the peer holds the bytes of post time");
+        assertArrayEquals(data, peer.read(remote.id(), 16, 16));
+        assertArrayEquals(new byte[16], peer.read(remote.id(), 0, 16));
+        assertQuiet(cq, 50);
+    }
+
+    @Test
+    void shouldRefuseAnInjectTooLongOrWithAResult()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INJECT));
+        final QueuePair qp = connect(1, 64);
+        final Peer.RegionInfo remote = peer.allocate(4096, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(4096, Access.LOCAL_WRITE);
+        final int max = qp.config().maxInlineLength();
+        assertEquals(QueuePair.INVALID_REQUEST, qp.postSend(new SendRequest(1).flags(SendRequest.INJECT)
+            .sge(mr, 0, max + 1)), "a SEND longer than max inline");
+        assertEquals(QueuePair.INVALID_REQUEST, qp.postSend(new SendRequest(1).opcode(Opcode.RDMA_WRITE)
+            .flags(SendRequest.INJECT).sge(mr, 0, max + 1).remote(remote.address(), remote.rkey())),
+            "a WRITE longer than max inline");
+        assertEquals(QueuePair.INVALID_REQUEST, qp.postSend(new SendRequest(1).opcode(Opcode.RDMA_READ)
+            .flags(SendRequest.INJECT).sge(mr, 0, 8).remote(remote.address(), remote.rkey())), "a READ has a result");
+        final SendRequest atomic = new SendRequest(1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendRequest.INJECT)
+            .sge(mr, 0, 8).remote(remote.address(), remote.rkey()).atomic(1, 0);
+        assertEquals(device.capabilities().has(Capabilities.ATOMIC) ? QueuePair.INVALID_REQUEST :
+            QueuePair.NOT_SUPPORTED, qp.postSend(atomic), "an atomic has a result");
+        final PostList<SendRequest> list = new PostList<SendRequest>(2)
+            .add(new SendRequest(1).wrId(1).sge(mr, 0, 8)).add(atomic);
+        assertTrue(QueuePair.OK != qp.postSend(list));
+        assertEquals(1, list.accepted());
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        assertEquals(QpState.RTS, qp.state());
+        assertEquals(qp.config().sendDepth(), qp.sendQueueFree(), "refused injects take no slot");
+    }
+
+    @Test
+    void shouldReportAFailedInjectWithItsErrorCompletion()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 8);
+        final QueuePair qp = connect(0, 1);
+        final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        mr.setMemory(0, 64, (byte)1);
+        post(qp, new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT).sge(mr, 0, 8)
+            .remote(remote.address(), remote.rkey() ^ 0x5A5A5A5A));
+        final Peer.Completion c = awaitOne(cq);
+        assertEquals(1, c.wrId());
+        assertStatus(WcStatus.REM_ACCESS_ERR, c);
+        assertEquals(QpState.ERROR, qp.state());
+        assertArrayEquals(new byte[256], peer.read(remote.id(), 0, 256), "target memory must be untouched");
+        post(qp, new SendRequest(1).wrId(2).opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT).sge(mr, 0, 8)
+            .remote(remote.address(), remote.rkey()));
+        final Peer.Completion flushed = awaitOne(cq);
+        assertEquals(2, flushed.wrId(), "an inject posted in ERROR reports its flush");
+        assertStatus(WcStatus.WR_FLUSH_ERR, flushed);
+    }
+
+    @Test
+    void shouldReportAnInjectWithABadLkeyAsALocalProtectionError()
+    {
+        assumeTrue(device.capabilities().has(Capabilities.INJECT) && device.capabilities().maxInlineLength() >= 8);
+        final QueuePair qp = connect(1, 64);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        post(qp, new SendRequest(1).wrId(1).flags(SendRequest.INJECT).sge(mr.address(), 8, mr.lkey() ^ 0x77));
+        final Peer.Completion c = awaitOne(cq);
+        assertEquals(1, c.wrId());
+        assertStatus(WcStatus.LOC_PROT_ERR, c);
+        assertEquals(QpState.ERROR, qp.state());
     }
 
     @Test

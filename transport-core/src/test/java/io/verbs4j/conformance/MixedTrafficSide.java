@@ -12,6 +12,7 @@ import io.verbs4j.CompletionQueue;
 import io.verbs4j.Device;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.PostList;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
@@ -27,7 +28,8 @@ import io.verbs4j.WcStatus;
  * unsignaled request counted complete when a later one completes), every byte a READ scattered (and the canaries
  * around it), every atomic's returned value, and every receive (order, opcode, length, immediate data, bytes). After a
  * round, {@link #verifyIncoming(int)} checks what the other side did to this side's memory: every byte of its WRITEs
- * and the final values of its atomics.
+ * and the final values of its atomics. Requests go out alone or in {@link PostList}s of 2 to {@link #LIST_MAX}
+ * (the length cycles with the position), so that lists cross back-pressure, direct posts and every opcode mix.
  * <p>
  * Used by the test's JVM (role 0, connects) and by the {@link Peer} (role 1, accepts), one thread per side: the
  * thread that runs a round is the only one that polls the completion queue, which drives polling-mode providers.
@@ -38,6 +40,8 @@ public final class MixedTrafficSide implements AutoCloseable
     public static final int SEND_DEPTH = 128;
     /** Receives posted at all times. */
     public static final int RECV_DEPTH = 256;
+    /** Longest post list used. */
+    public static final int LIST_MAX = 4;
     /** A round fails if nothing completes for this long. */
     public static final long STALL_MS = 15_000;
     private static final int REMOTE_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ |
@@ -54,6 +58,8 @@ public final class MixedTrafficSide implements AutoCloseable
     private final MemoryRegion atomics;
     private final MemoryRegion recvs;
     private final SendRequest request = new SendRequest(MixedSchedule.MAX_SGES);
+    private final SendRequest[] listRequests = new SendRequest[LIST_MAX];
+    private final PostList<SendRequest> list = new PostList<>(LIST_MAX);
     private final RecvRequest recv = new RecvRequest(1);
     private final byte[] expected = new byte[MixedSchedule.MAX_LENGTH];
     private final byte[] actual = new byte[MixedSchedule.MAX_LENGTH + MixedSchedule.GAP];
@@ -94,6 +100,10 @@ public final class MixedTrafficSide implements AutoCloseable
         this.limits = limits;
         this.seed = seed;
         this.role = role;
+        for (int i = 0; i < LIST_MAX; i++)
+        {
+            listRequests[i] = new SendRequest(MixedSchedule.MAX_SGES);
+        }
         final int ops = limits.operations();
         cq = device.createCompletionQueue(2 * (SEND_DEPTH + RECV_DEPTH));
         qp = pd.createQueuePair(new QueuePairConfig(cq).sendDepth(SEND_DEPTH).recvDepth(RECV_DEPTH)
@@ -183,7 +193,32 @@ public final class MixedTrafficSide implements AutoCloseable
             int work = 0;
             while (posted < n && posted - (completedThrough + 1) < SEND_DEPTH)
             {
-                final int rc = post(posted);
+                final int room = Math.min(n - posted, SEND_DEPTH - (posted - (completedThrough + 1)));
+                final int length = Math.min(room, 1 + (posted + r) % LIST_MAX);
+                final int rc;
+                final int accepted;
+                if (1 == length)
+                {
+                    rc = qp.postSend(fill(request, posted));
+                    accepted = QueuePair.OK == rc ? 1 : 0;
+                }
+                else
+                {
+                    list.clear();
+                    for (int k = 0; k < length; k++)
+                    {
+                        list.add(fill(listRequests[k], posted + k));
+                    }
+                    rc = qp.postSend(list);
+                    accepted = list.accepted();
+                    if ((QueuePair.OK == rc) != (length == accepted) || rc != list.status())
+                    {
+                        return fail(mine.describe(posted) + ": post list returned " + QueuePair.describe(rc) +
+                            " with " + accepted + " of " + length + " accepted");
+                    }
+                }
+                posted += accepted;
+                work += accepted;
                 if (QueuePair.BACK_PRESSURED == rc)
                 {
                     break;
@@ -193,8 +228,6 @@ public final class MixedTrafficSide implements AutoCloseable
                     return fail(mine.describe(posted) + ": postSend returned " + QueuePair.describe(rc) +
                         " (QP " + qp.state() + ")");
                 }
-                posted++;
-                work++;
             }
             work += cq.poll(handler, 64);
             if (work > 0)
@@ -322,30 +355,30 @@ public final class MixedTrafficSide implements AutoCloseable
         }
     }
 
-    private int post(final int i)
+    private SendRequest fill(final SendRequest target, final int i)
     {
         final int op = mine.opcode(i);
-        request.clearSges().wrId(wrId(i)).opcode(op)
+        target.clearSges().wrId(wrId(i)).opcode(op)
             .flags((mine.signaled(i) ? SendRequest.SIGNALED : 0) | (mine.inline(i) ? SendRequest.INLINE : 0));
         for (int k = 0; k < mine.sgeCount(i); k++)
         {
-            request.sge(local, mine.sgeOffset(i, k), mine.sgeLength(i, k));
+            target.sge(local, mine.sgeOffset(i, k), mine.sgeLength(i, k));
         }
         switch (op)
         {
             case Opcode.RDMA_WRITE:
             case Opcode.RDMA_WRITE_WITH_IMM:
-                request.remote(remoteWriteAddress + mine.remoteOffset(i), remoteWriteRkey);
+                target.remote(remoteWriteAddress + mine.remoteOffset(i), remoteWriteRkey);
                 break;
             case Opcode.RDMA_READ:
-                request.remote(remoteReadAddress + mine.remoteOffset(i), remoteReadRkey);
+                target.remote(remoteReadAddress + mine.remoteOffset(i), remoteReadRkey);
                 break;
             case Opcode.ATOMIC_FETCH_AND_ADD:
-                request.remote(remoteAtomicAddress + mine.atomicOffset(0), remoteAtomicRkey)
+                target.remote(remoteAtomicAddress + mine.atomicOffset(0), remoteAtomicRkey)
                     .atomic(mine.compareAdd(i), 0);
                 break;
             case Opcode.ATOMIC_CMP_AND_SWP:
-                request.remote(remoteAtomicAddress + mine.atomicOffset(1), remoteAtomicRkey)
+                target.remote(remoteAtomicAddress + mine.atomicOffset(1), remoteAtomicRkey)
                     .atomic(mine.compareAdd(i), mine.swap(i));
                 break;
             default:
@@ -353,9 +386,9 @@ public final class MixedTrafficSide implements AutoCloseable
         }
         if (Opcode.hasImmediate(op))
         {
-            request.immediateData(mine.immediate(i));
+            target.immediateData(mine.immediate(i));
         }
-        return qp.postSend(request);
+        return target;
     }
 
     private long wrId(final int i)

@@ -87,6 +87,16 @@ class DirectSendTest
     }
 
     @Test
+    void shouldNeverCompleteASuccessfulDirectInjectEvenIfSignaled()
+    {
+        assertTrue(postDirect(1, SendRequest.INJECT | SendRequest.SIGNALED));
+        assertEquals(List.of(), pollAll(), "an inject has no completion on success");
+        assertTrue(postDirect(2, SendRequest.SIGNALED));
+        assertEquals(List.of("2:SUCCESS:RDMA_WRITE:8:" + QPN), pollAll());
+        assertEquals(4, wq.free());
+    }
+
+    @Test
     void shouldNotRunWhileAnEarlierRequestIsOutstanding()
     {
         final long first = postOrdinary(1, SendRequest.SIGNALED);

@@ -77,6 +77,47 @@ class WorkQueueAndCompletionQueueTest
     }
 
     @Test
+    void shouldPublishARunOfSlotsWithOneProducerIndexStore()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final long first = wq.reserve();
+        for (int i = 0; i < 3; i++)
+        {
+            wq.fillSend(first + i, new SendRequest(1).wrId(10 + i).opcode(Opcode.RDMA_WRITE),
+                new AbstractMemoryRegion[1], new long[1]);
+        }
+        assertEquals(0, wq.posted(), "filled slots are invisible until published");
+        assertEquals(-1, wq.take());
+        wq.publish(first, first + 2);
+        assertEquals(3, wq.posted());
+        assertEquals(5, wq.free());
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(first + i, wq.take(), "taken in order");
+            assertTrue(wq.complete(first + i, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        }
+        wq.drain(cq, 1);
+        assertEquals(List.of(10L, 11L, 12L), pollAll());
+        assertEquals(8, wq.free());
+    }
+
+    @Test
+    void shouldStoreAnInjectAsAnUnsignaledInlineRequestAndStillReportItsError()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        assertEquals(SendRequest.INJECT | SendRequest.INLINE | SendRequest.FENCE,
+            WorkQueue.postedFlags(SendRequest.INJECT | SendRequest.SIGNALED | SendRequest.FENCE));
+        assertEquals(SendRequest.SIGNALED, WorkQueue.postedFlags(SendRequest.SIGNALED));
+        final long ok = post(wq, 1, SendRequest.INJECT | SendRequest.SIGNALED);
+        assertTrue(wq.isInline(ok));
+        final long failed = post(wq, 2, SendRequest.INJECT);
+        assertTrue(wq.complete(ok, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 0, 0, 0));
+        assertTrue(wq.complete(failed, WcStatus.REM_ACCESS_ERR, Opcode.RDMA_WRITE, 0, 0, 0));
+        wq.drain(cq, 1);
+        assertEquals(List.of(2L), pollAll(), "a successful inject has no completion, a failed one has");
+    }
+
+    @Test
     void shouldCompleteASlotOnlyOnce()
     {
         final WorkQueue wq = new WorkQueue(true, 8, 1, 0);

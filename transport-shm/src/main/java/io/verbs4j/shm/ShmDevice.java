@@ -41,7 +41,7 @@ public final class ShmDevice extends AbstractDevice
     /** Capability bits of the provider. */
     public static final int CAPABILITY_FLAGS = Capabilities.MSG | Capabilities.RMA_WRITE | Capabilities.RMA_READ |
         Capabilities.WRITE_IMM | Capabilities.ATOMIC | Capabilities.INLINE | Capabilities.ONE_SIDED_OFFLOAD |
-        Capabilities.DIRECT_PEER_ACCESS;
+        Capabilities.DIRECT_PEER_ACCESS | Capabilities.INJECT;
     /** Most SGEs per work request. */
     public static final int MAX_SGE = 16;
     /** Largest inline payload. */

@@ -29,7 +29,7 @@ public final class TcpDevice extends AbstractDevice
     /** What the tcp provider supports: the whole verbs contract, without one-sided offload. */
     public static final Capabilities CAPABILITIES = new Capabilities(
         Capabilities.MSG | Capabilities.RMA_WRITE | Capabilities.RMA_READ | Capabilities.WRITE_IMM |
-        Capabilities.ATOMIC | Capabilities.INLINE,
+        Capabilities.ATOMIC | Capabilities.INLINE | Capabilities.INJECT,
         Integer.MAX_VALUE,
         16,
         256,

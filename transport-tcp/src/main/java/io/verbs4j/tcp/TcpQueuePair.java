@@ -63,6 +63,16 @@ final class TcpQueuePair extends AbstractQueuePair
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The requester's pump sends everything published, so a batch needs one wake-up, not one per request.
+     */
+    protected void transmitBatch(final long firstPos, final long lastPos)
+    {
+        transmit(lastPos);
+    }
+
     /** {@inheritDoc} */
     protected void onEnterError(final QpState previous)
     {

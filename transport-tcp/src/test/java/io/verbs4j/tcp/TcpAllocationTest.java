@@ -17,6 +17,7 @@ import io.verbs4j.CompletionHandler;
 import io.verbs4j.CompletionQueue;
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
+import io.verbs4j.PostList;
 import io.verbs4j.QueuePair;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Steady state allocates nothing per operation, on the posting thread and on the I/O threads of both sides:
  * measured with {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes} around a few thousand
- * SEND/WRITE/inline-WRITE/READ/atomic operations after a warm-up.
+ * SEND/WRITE/inline-WRITE/READ/atomic operations and post lists (a WRITE and an injected WRITE in one call)
+ * after a warm-up.
  * <p>
  * Netty's leak detector is switched off for the measured part: at any level but DISABLED it allocates a tracking
  * record (with a stack trace) for sampled buffers (every buffer under PARANOID), which is its cost, not ours.
@@ -40,7 +42,7 @@ class TcpAllocationTest
 {
     private static final int WARMUP_ROUNDS = 4000;
     private static final int MEASURED_ROUNDS = 4000;
-    private static final int OPS_PER_ROUND = 7;
+    private static final int OPS_PER_ROUND = 9;
     private static final double MAX_BYTES_PER_OP = 16;
 
     private ResourceLeakDetector.Level leakLevel;
@@ -52,6 +54,8 @@ class TcpAllocationTest
     private final SendRequest inlineWrite = new SendRequest(1);
     private final SendRequest read = new SendRequest(1);
     private final SendRequest atomic = new SendRequest(1);
+    private final SendRequest injectWrite = new SendRequest(1);
+    private final PostList<SendRequest> list = new PostList<>(2);
     private final RecvRequest recv = new RecvRequest(1);
     private final Counter clientDone = new Counter();
     private final Counter serverDone = new Counter();
@@ -77,6 +81,9 @@ class TcpAllocationTest
             .remote(serverMemory.address() + 16384, serverMemory.rkey());
         atomic.opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendRequest.SIGNALED).clearSges().sge(clientMemory, 32768, 8)
             .remote(serverMemory.address() + 32768, serverMemory.rkey()).atomic(1, 0);
+        injectWrite.opcode(Opcode.RDMA_WRITE).flags(SendRequest.INJECT).clearSges().sge(clientMemory, 49152, 32)
+            .remote(serverMemory.address() + 49152, serverMemory.rkey());
+        list.clear().add(write).add(injectWrite);
         recv.clearSges().sge(serverMemory, 40960, 256);
     }
 
@@ -155,8 +162,9 @@ class TcpAllocationTest
             post(pair.client, atomic);
             post(pair.client, inlineWrite.flags(SendRequest.INLINE | SendRequest.SIGNALED));
             inlineWrite.flags(SendRequest.INLINE);
-            // 5 signaled client completions (the unsignaled inline WRITE completes silently), 1 receive.
-            await(pair.clientCq, clientDone, 5);
+            assertEquals(QueuePair.OK, pair.client.postSend(list));
+            // 6 signaled client completions (the unsignaled inline WRITE and the inject complete silently), 1 receive.
+            await(pair.clientCq, clientDone, 6);
             await(pair.serverCq, serverDone, 1);
         }
     }
