@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -55,7 +54,7 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter
+final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFrameDecoder.FrameListener
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
     private static final VarHandle DRIVER;
@@ -74,12 +73,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** First byte of a TLS handshake record (a ClientHello from a peer that has TLS on). */
-    private static final int TLS_HANDSHAKE_RECORD = 0x16;
-    private static final int PAYLOAD_NONE = 0;
-    private static final int PAYLOAD_SINK = 1;
-    private static final int PAYLOAD_DISCARD = 2;
-    private static final int PAYLOAD_SMALL = 3;
     private static final int MAX_BUFFERED_PIECES = 64;
     private static final int POLL_READS_PER_CALL = 4;
     /**
@@ -99,15 +92,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpRequester requester;
     private final TcpResponder responder;
     private final TcpAuthenticator auth;
-    private final PayloadSink sink;
+    private final TcpFrameDecoder decoder;
     private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
         new ManyToManyConcurrentArrayQueue<>(1024);
     private final RegionByteBuf[] pieces = new RegionByteBuf[MAX_BUFFERED_PIECES];
-    private final FrameFlyweight frame = new FrameFlyweight();
     private final FrameFlyweight outFrame = new FrameFlyweight();
     private final HandshakeFlyweight handshake = new HandshakeFlyweight();
-    private final ByteBuf header = Unpooled.wrappedBuffer(new byte[FrameFlyweight.HEADER_LENGTH]);
-    private final byte[] small = new byte[TcpConfiguration.MAX_PRIVATE_DATA_LENGTH];
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
     private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
     private final TcpDirectWriter directWriter = new TcpDirectWriter();
@@ -119,15 +109,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final Runnable drainTask = this::drainLocked;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
-    private final int directReadThreshold;
-    private long directReadBytes;
     private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable closeTask = this::closeLocked;
     private boolean pollDriven;
     private boolean polled;
     private boolean readsShared;
     private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
-    private long framesDecoded;
     private final TcpFrameSlots frameSlots = new TcpFrameSlots();
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
@@ -150,20 +137,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private ScheduledFuture<?> heartbeat;
     private ScheduledFuture<?> handshakeTimeout;
 
-    private int headerFill;
-    private long payloadRemaining;
-    private int payloadMode;
-    private int smallFill;
-    private int frameType;
-    private int frameFlags;
-    private int framePayloadLength;
-    private long frameSequence;
-    private long frameAddress;
-    private int frameRkey;
-    private int frameArgument;
-    private long receivedBytes;
-    private long copiedBytes;
-    private long discardedBytes;
+    private int handshakeFlags;
 
     private boolean readSinceTick;
     private boolean writtenFromApplication;
@@ -205,9 +179,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.counters = device.counters();
         this.clientSide = clientSide;
         this.listener = listener;
-        this.sink = new PayloadSink(device.capabilities().maxSge() + 1);
+        this.decoder = new TcpFrameDecoder(this, counters, new PayloadSink(device.capabilities().maxSge() + 1),
+            null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
-        this.directReadThreshold = configuration.directReadThreshold();
         this.requester = new TcpRequester(this);
         this.responder = new TcpResponder(this);
         this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
@@ -243,9 +217,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return configuration;
     }
 
-    PayloadSink sink()
+    TcpFrameDecoder decoder()
     {
-        return sink;
+        return decoder;
     }
 
     boolean isEstablished()
@@ -500,12 +474,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             writtenFromApplication = false;
-            final long framesBefore = framesDecoded;
+            final long framesBefore = decoder.framesDecoded();
             work = pollSocket();
             if (work > 0)
             {
                 expectInput();
-                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, framesDecoded - framesBefore);
+                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, decoder.framesDecoded() - framesBefore);
                 afterPollFromApplication();
             }
         }
@@ -546,7 +520,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     private void afterPollFromApplication()
     {
-        publishReceiveCounters();
+        decoder.publishReceiveCounters();
         if (established && !closed)
         {
             if (requester.hasUnsent())
@@ -795,34 +769,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    // ---------------------------------------------------------------- payload modes, set while handling a header
-
-    void payloadIntoSink()
-    {
-        payloadMode = PAYLOAD_SINK;
-    }
-
-    void discardPayload()
-    {
-        payloadMode = PAYLOAD_DISCARD;
-    }
-
-    void payloadIntoSmall()
-    {
-        payloadMode = PAYLOAD_SMALL;
-        smallFill = 0;
-    }
-
-    long smallLong(final int offset)
-    {
-        long value = 0;
-        for (int i = 7; i >= 0; i--)
-        {
-            value = value << 8 | (small[offset + i] & 0xff);
-        }
-        return value;
-    }
-
     // ---------------------------------------------------------------- channel events
 
     /** {@inheritDoc} */
@@ -890,7 +836,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             readSinceTick = true;
             expectInput();
-            decode(in);
+            decoder.decode(in);
         }
         finally
         {
@@ -915,28 +861,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void onReadComplete()
     {
-        publishReceiveCounters();
+        decoder.publishReceiveCounters();
         if (established && !closed)
         {
             responder.flushAcks();
             requester.afterRead();
         }
         outbound.flush();
-    }
-
-    private void publishReceiveCounters()
-    {
-        if (receivedBytes > 0)
-        {
-            counters.add(TcpCounter.BYTES_RECEIVED, receivedBytes);
-            counters.add(TcpCounter.BYTES_COPIED_ON_RECEIVE, copiedBytes);
-            counters.add(TcpCounter.BYTES_DISCARDED, discardedBytes);
-            counters.add(TcpCounter.BYTES_RECEIVED_DIRECT, directReadBytes);
-            directReadBytes = 0;
-            receivedBytes = 0;
-            copiedBytes = 0;
-            discardedBytes = 0;
-        }
     }
 
     /** {@inheritDoc} */
@@ -1071,7 +1002,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             polled = false;
             device.removePolled(this);
         }
-        sink.clear();
+        decoder.sink().clear();
         outbound.close();
         if (null != connectFuture)
         {
@@ -1099,139 +1030,25 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         frameSlots.close();
     }
 
-    // ---------------------------------------------------------------- decoding
+    // ---------------------------------------------------------------- decoded frames
 
     /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
     private boolean decodeRead(final ByteBuf in)
     {
-        decode(in);
+        decoder.decode(in);
         return !closed;
     }
 
-    private void decode(final ByteBuf in)
+    /** {@inheritDoc} */
+    public boolean onFrameHeader(
+        final int type,
+        final int flags,
+        final int length,
+        final long sequence,
+        final long address,
+        final int rkey,
+        final int argument)
     {
-        while (in.isReadable() && !closed)
-        {
-            if (0 == payloadRemaining)
-            {
-                final int n = Math.min(FrameFlyweight.HEADER_LENGTH - headerFill, in.readableBytes());
-                in.readBytes(header, headerFill, n);
-                headerFill += n;
-                if (headerFill < FrameFlyweight.HEADER_LENGTH)
-                {
-                    return;
-                }
-                headerFill = 0;
-                framesDecoded++;
-                counters.increment(TcpCounter.FRAMES_RECEIVED);
-                payloadMode = PAYLOAD_NONE;
-                if (!onHeader())
-                {
-                    return;
-                }
-                if (0 == payloadRemaining)
-                {
-                    onFrameEnd();
-                }
-            }
-            else
-            {
-                final int n = (int)Math.min(payloadRemaining, in.readableBytes());
-                switch (payloadMode)
-                {
-                    case PAYLOAD_SINK:
-                        sink.write(in, n);
-                        copiedBytes += n;
-                        break;
-                    case PAYLOAD_SMALL:
-                        in.readBytes(small, smallFill, n);
-                        smallFill += n;
-                        break;
-                    default:
-                        in.skipBytes(n);
-                        discardedBytes += n;
-                        break;
-                }
-                if (established)
-                {
-                    receivedBytes += n;
-                }
-                payloadRemaining -= n;
-                if (0 == payloadRemaining)
-                {
-                    onFrameEnd();
-                }
-            }
-        }
-        if (payloadRemaining > 0)
-        {
-            readPayloadDirect();
-        }
-    }
-
-    /**
-     * The receive buffer is used up in the middle of a large payload: read the rest from the socket straight into
-     * the destination (no user-space copy), as far as the socket has it now. Netty's next read picks up from there.
-     */
-    private void readPayloadDirect()
-    {
-        final FileDescriptor fd = socketFd;
-        if (PAYLOAD_SINK != payloadMode || null == fd || 0 == directReadThreshold ||
-            payloadRemaining < directReadThreshold || closed)
-        {
-            return;
-        }
-        final long n = sink.readDirect(fd, payloadRemaining);
-        if (n <= 0)
-        {
-            return;
-        }
-        receivedBytes += n;
-        directReadBytes += n;
-        payloadRemaining -= n;
-        readSinceTick = true;
-        if (0 == payloadRemaining)
-        {
-            onFrameEnd();
-        }
-    }
-
-    private boolean onHeader()
-    {
-        frame.wrap(header, 0);
-        final int version = frame.version();
-        if (TLS_HANDSHAKE_RECORD == version && !established && null == device.tls())
-        {
-            protocolError("the peer speaks TLS and this side has TLS off (" + TcpConfiguration.TLS_PROP_NAME + ")");
-            return false;
-        }
-        if (FrameFlyweight.CURRENT_VERSION != version)
-        {
-            protocolError("unsupported protocol version " + version + " (this side speaks " +
-                FrameFlyweight.CURRENT_VERSION + ")");
-            return false;
-        }
-        final int type = frame.type();
-        if (!FrameType.isValid(type))
-        {
-            protocolError("unknown frame type " + type);
-            return false;
-        }
-        final int length = frame.payloadLength();
-        final String lengthError = checkPayloadLength(type, length);
-        if (null != lengthError)
-        {
-            protocolError(lengthError);
-            return false;
-        }
-        frameType = type;
-        frameFlags = frame.flags();
-        framePayloadLength = length;
-        frameSequence = frame.sequence();
-        frameAddress = frame.address();
-        frameRkey = frame.rkey();
-        frameArgument = frame.argument();
-        payloadRemaining = length;
         if (!established)
         {
             return onHandshakeHeader(type);
@@ -1243,14 +1060,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             case FrameType.WRITE_WITH_IMM:
             case FrameType.READ_REQUEST:
             case FrameType.ATOMIC_REQUEST:
-                responder.onRequest(type, frameFlags, length, frameSequence, frameAddress, frameRkey, frameArgument);
+                responder.onRequest(type, flags, length, sequence, address, rkey, argument);
                 break;
             case FrameType.READ_RESPONSE:
             case FrameType.ATOMIC_RESPONSE:
             case FrameType.ACK:
             case FrameType.NAK:
             case FrameType.RNR_NAK:
-                requester.onResponse(type, length, frameSequence, frameAddress, frameArgument);
+                requester.onResponse(type, length, sequence, address, argument);
                 break;
             case FrameType.DISCONNECT:
                 peerDisconnected = true;
@@ -1264,64 +1081,15 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return !closed;
     }
 
-    private static String checkPayloadLength(final int type, final int length)
+    /** {@inheritDoc} */
+    public void onFrameEnd(final int type)
     {
-        if (length < 0)
-        {
-            return "impossible payload length " + length + " in a " + FrameType.name(type) + " frame";
-        }
-        switch (type)
-        {
-            case FrameType.ATOMIC_REQUEST:
-                return FrameFlyweight.ATOMIC_OPERANDS_LENGTH == length ? null :
-                    "ATOMIC_REQUEST with a payload of " + length + " bytes (must be " +
-                    FrameFlyweight.ATOMIC_OPERANDS_LENGTH + ")";
-            case FrameType.READ_REQUEST:
-            case FrameType.ATOMIC_RESPONSE:
-            case FrameType.ACK:
-            case FrameType.NAK:
-            case FrameType.RNR_NAK:
-            case FrameType.DISCONNECT:
-            case FrameType.HEARTBEAT:
-                return 0 == length ? null : FrameType.name(type) + " with a payload of " + length +
-                    " bytes (must be 0)";
-            case FrameType.CONNECT_REQUEST:
-            case FrameType.CONNECT_ACCEPT:
-            case FrameType.CONNECT_REJECT:
-                return length <= TcpConfiguration.MAX_PRIVATE_DATA_LENGTH ? null : FrameType.name(type) +
-                    " with " + length + " bytes of private data (at most " +
-                    TcpConfiguration.MAX_PRIVATE_DATA_LENGTH + ")";
-            case FrameType.AUTH_HELLO:
-                return exactLength(type, length, HandshakeFlyweight.AUTH_HELLO_LENGTH);
-            case FrameType.AUTH_CHALLENGE:
-                return exactLength(type, length, HandshakeFlyweight.AUTH_CHALLENGE_LENGTH);
-            case FrameType.AUTH_RESPONSE:
-                return exactLength(type, length, HandshakeFlyweight.AUTH_RESPONSE_LENGTH);
-            default:
-                return null;
-        }
-    }
-
-    private static String exactLength(final int type, final int length, final int expected)
-    {
-        return expected == length ? null : FrameType.name(type) + " with a payload of " + length + " bytes (must be " +
-            expected + ")";
-    }
-
-    private void onFrameEnd()
-    {
-        final int mode = payloadMode;
-        payloadMode = PAYLOAD_NONE;
-        if (PAYLOAD_SINK == mode)
-        {
-            sink.clear();
-        }
         if (!established)
         {
-            onHandshakeEnd();
+            onHandshakeEnd(type);
             return;
         }
-        switch (frameType)
+        switch (type)
         {
             case FrameType.SEND:
             case FrameType.WRITE:
@@ -1353,6 +1121,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** {@inheritDoc} */
+    public void onProtocolError(final String reason)
+    {
+        protocolError(reason);
+    }
+
+    /** {@inheritDoc} */
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** {@inheritDoc} */
+    public FileDescriptor directReadFd()
+    {
+        return socketFd;
+    }
+
     // ---------------------------------------------------------------- handshake
 
     private boolean onHandshakeHeader(final int type)
@@ -1362,7 +1148,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             protocolError("expected a handshake, got a " + FrameType.name(type) + " frame");
             return false;
         }
-        handshake.wrap(header, 0);
+        handshake.wrap(decoder.header(), 0);
         if (HandshakeFlyweight.MAGIC != handshake.magic())
         {
             protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
@@ -1377,8 +1163,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             return false;
         }
         peerInitialSequence = handshake.initialSequence();
-        frameFlags = handshake.flags();
-        payloadIntoSmall();
+        handshakeFlags = handshake.flags();
+        decoder.payloadIntoSmall();
         return true;
     }
 
@@ -1491,10 +1277,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void onHandshakeEnd()
+    private void onHandshakeEnd(final int type)
     {
-        final byte[] data = Arrays.copyOf(small, smallFill);
-        switch (frameType)
+        final byte[] data = decoder.smallCopy();
+        switch (type)
         {
             case FrameType.AUTH_HELLO:
                 writeAuthFrame(FrameType.AUTH_CHALLENGE, auth.challenge(data));
@@ -1565,7 +1351,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     private void onReject(final String reason)
     {
-        final boolean authRefusal = 0 != (frameFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
+        final boolean authRefusal = 0 != (handshakeFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
         if (authRefusal)
         {
             LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " refused the connection: authentication failed: " +
@@ -1590,6 +1376,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         qp = queuePair;
         queuePair.connect(this);
         established = true;
+        decoder.established();
         counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
         final long interval = configuration.heartbeatIntervalNs();
         silence.start(System.nanoTime());

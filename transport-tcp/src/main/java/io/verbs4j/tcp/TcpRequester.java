@@ -65,6 +65,7 @@ final class TcpRequester implements Runnable
 
     private final TcpConnection connection;
     private final TcpCounters counters;
+    private final TcpFrameDecoder decoder;
     private final long maxInflightBytes;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
@@ -95,6 +96,7 @@ final class TcpRequester implements Runnable
     {
         this.connection = connection;
         this.counters = connection.counters();
+        this.decoder = connection.decoder();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
     }
 
@@ -793,7 +795,7 @@ final class TcpRequester implements Runnable
         responseSequence = sequence;
         if (QpState.ERROR == qp.state())
         {
-            connection.discardPayload();
+            decoder.discardPayload();
             return;
         }
         if (sequence < oldestUnacked - (FrameType.ACK == type ? 1 : 0) || sequence >= nextTransmit)
@@ -833,15 +835,15 @@ final class TcpRequester implements Runnable
                         sequence);
                     return;
                 }
-                if (connection.sink().addSges(sendQueue, sequence, length))
+                if (decoder.sink().addSges(sendQueue, sequence, length))
                 {
                     responseAction = ACTION_READ;
-                    connection.payloadIntoSink();
+                    decoder.payloadIntoSink();
                 }
                 else
                 {
                     responseAction = ACTION_READ_FAILED;
-                    connection.discardPayload();
+                    decoder.discardPayload();
                 }
                 break;
             case FrameType.ATOMIC_RESPONSE:

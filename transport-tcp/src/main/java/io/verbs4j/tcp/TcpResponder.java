@@ -38,6 +38,7 @@ final class TcpResponder
 
     private final TcpConnection connection;
     private final TcpCounters counters;
+    private final TcpFrameDecoder decoder;
     private TcpQueuePair qp;
     private KeyTable keys;
     private long expected;
@@ -60,6 +61,7 @@ final class TcpResponder
     {
         this.connection = connection;
         this.counters = connection.counters();
+        this.decoder = connection.decoder();
     }
 
     void start(final TcpQueuePair queuePair, final long peerInitialSequence)
@@ -92,7 +94,7 @@ final class TcpResponder
         this.argument = argument;
         if (nakDropping || (rnrDropping && sequence != expected) || QpState.ERROR == qp.state())
         {
-            connection.discardPayload();
+            decoder.discardPayload();
             return;
         }
         if (sequence != expected)
@@ -116,7 +118,7 @@ final class TcpResponder
                 break;
             default:
                 action = ACTION_ATOMIC;
-                connection.payloadIntoSmall();
+                decoder.payloadIntoSmall();
                 break;
         }
     }
@@ -136,7 +138,7 @@ final class TcpResponder
             qp.completeRecv(pos, WcStatus.LOC_LEN_ERR, Opcode.RECV, length, 0, 0);
             return;
         }
-        if (!connection.sink().addSges(recvQueue, pos, length))
+        if (!decoder.sink().addSges(recvQueue, pos, length))
         {
             nak(WcStatus.REM_OP_ERR);
             qp.completeRecv(pos, WcStatus.LOC_PROT_ERR, Opcode.RECV, 0, 0, 0);
@@ -144,7 +146,7 @@ final class TcpResponder
         }
         recvPos = pos;
         action = ACTION_RECV;
-        connection.payloadIntoSink();
+        decoder.payloadIntoSink();
     }
 
     private void onWrite(final boolean withImmediate)
@@ -176,10 +178,10 @@ final class TcpResponder
         }
         if (null != region)
         {
-            connection.sink().addPinned(region, address - region.address(), length);
+            decoder.sink().addPinned(region, address - region.address(), length);
         }
         action = withImmediate ? ACTION_WRITE_IMM : ACTION_WRITE;
-        connection.payloadIntoSink();
+        decoder.payloadIntoSink();
     }
 
     private void onRead()
@@ -252,10 +254,10 @@ final class TcpResponder
         try
         {
             final long target = region.memory().addressOf(address - region.address());
-            final long compareAdd = connection.smallLong(FrameFlyweight.COMPARE_ADD_OFFSET);
+            final long compareAdd = decoder.smallLong(FrameFlyweight.COMPARE_ADD_OFFSET);
             if (0 != (flags & FrameFlyweight.FLAG_CMP_SWAP))
             {
-                final long swap = connection.smallLong(FrameFlyweight.SWAP_OFFSET);
+                final long swap = decoder.smallLong(FrameFlyweight.SWAP_OFFSET);
                 original = compareAndExchange(target, compareAdd, swap);
             }
             else
@@ -372,7 +374,7 @@ final class TcpResponder
         lastAcked = sequence - 1;
         rnrDropping = true;
         counters.increment(TcpCounter.RNR_NAKS_SENT);
-        connection.discardPayload();
+        decoder.discardPayload();
         action = ACTION_DROP;
     }
 
@@ -382,7 +384,7 @@ final class TcpResponder
         lastAcked = sequence - 1;
         nakDropping = true;
         counters.increment(TcpCounter.NAKS_SENT);
-        connection.discardPayload();
+        decoder.discardPayload();
         action = ACTION_DROP;
     }
 }
