@@ -7,8 +7,6 @@ import java.lang.System.Logger;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,14 +21,9 @@ import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.verbs4j.ConnectionException;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
-import io.verbs4j.spi.SilenceDetector;
-import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
-import io.verbs4j.tcp.protocol.HandshakeFlyweight;
-import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline. It reads frames with a
@@ -73,7 +66,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
     }
 
-    private static final int MAX_BUFFERED_PIECES = 64;
     private static final int POLL_READS_PER_CALL = 4;
     /**
      * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
@@ -87,25 +79,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private final TcpDevice device;
     private final TcpConfiguration configuration;
     private final TcpCounters counters;
-    private final boolean clientSide;
-    private final TcpListener listener;
     private final TcpRequester requester;
+    private final TcpResponseHandler responses;
     private final TcpResponder responder;
-    private final TcpAuthenticator auth;
+    private final TcpHandshake handshake;
     private final TcpFrameDecoder decoder;
-    private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
-        new ManyToManyConcurrentArrayQueue<>(1024);
-    private final RegionByteBuf[] pieces = new RegionByteBuf[MAX_BUFFERED_PIECES];
-    private final FrameFlyweight outFrame = new FrameFlyweight();
-    private final HandshakeFlyweight handshake = new HandshakeFlyweight();
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
     private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
-    private final TcpDirectWriter directWriter = new TcpDirectWriter();
     @SuppressWarnings("unused")
     private volatile int driver;
     @SuppressWarnings("unused")
     private volatile int drainScheduled;
     private final TcpOutbound outbound = new TcpOutbound(new OutboundWire());
+    private final TcpLiveness liveness;
+    private final TcpFrameWriter writer;
     private final Runnable drainTask = this::drainLocked;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
@@ -115,13 +102,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private boolean polled;
     private boolean readsShared;
     private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
-    private final TcpFrameSlots frameSlots = new TcpFrameSlots();
     private ScheduledFuture<?> backstop;
     private boolean ioLocked;
     /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
     private volatile boolean ioWaiting;
-    /** When input last looked likely (event mode): a post, a frame written, or data read. */
-    private volatile long inputExpectedNs = System.nanoTime();
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -129,20 +113,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private volatile boolean closed;
     private boolean peerDisconnected;
 
-    private TcpQueuePair pendingQp;
-    private byte[] requestPrivateData;
-    private CompletableFuture<byte[]> connectFuture;
-    private TcpConnectionRequest pendingRequest;
-    private long peerInitialSequence;
     private ScheduledFuture<?> heartbeat;
-    private ScheduledFuture<?> handshakeTimeout;
 
-    private int handshakeFlags;
 
-    private boolean readSinceTick;
-    private boolean writtenFromApplication;
-    private boolean wroteSinceTick;
-    private final SilenceDetector silence = new SilenceDetector();
 
     /**
      * A connector's side.
@@ -155,10 +128,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     TcpConnection(
         final TcpDevice device, final TcpQueuePair qp, final byte[] privateData, final CompletableFuture<byte[]> future)
     {
-        this(device, true, null);
-        this.pendingQp = qp;
-        this.requestPrivateData = privateData;
-        this.connectFuture = future;
+        this(device, true, null, qp, privateData, future);
     }
 
     /**
@@ -169,22 +139,31 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
      */
     TcpConnection(final TcpDevice device, final TcpListener listener)
     {
-        this(device, false, listener);
+        this(device, false, listener, null, null, null);
     }
 
-    private TcpConnection(final TcpDevice device, final boolean clientSide, final TcpListener listener)
+    private TcpConnection(
+        final TcpDevice device,
+        final boolean clientSide,
+        final TcpListener listener,
+        final TcpQueuePair qp,
+        final byte[] privateData,
+        final CompletableFuture<byte[]> future)
     {
         this.device = device;
         this.configuration = device.configuration();
         this.counters = device.counters();
-        this.clientSide = clientSide;
-        this.listener = listener;
         this.decoder = new TcpFrameDecoder(this, counters, new PayloadSink(device.capabilities().maxSge() + 1),
             null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
+        this.liveness = new TcpLiveness(new LivenessActions(), configuration.heartbeatIntervalNs(),
+            configuration.peerTimeoutNs());
+        this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
         this.requester = new TcpRequester(this);
+        this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
-        this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
+        this.handshake = clientSide ? new TcpHandshake(device, new HandshakeSession(), qp, privateData, future) :
+            new TcpHandshake(device, new HandshakeSession(), listener);
     }
 
     TcpDevice device()
@@ -220,6 +199,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     TcpFrameDecoder decoder()
     {
         return decoder;
+    }
+
+    TcpFrameWriter writer()
+    {
+        return writer;
     }
 
     boolean isEstablished()
@@ -333,34 +317,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         return directWrite ? socketFd : null;
     }
 
-    /** A poster wrote frames straight to the socket (no heartbeat needed this tick). Driver lock held. */
-    void wroteDirect()
-    {
-        wroteSinceTick = true;
-        expectInput();
-    }
-
-    /** @return the posting thread's writer. Driver lock held. */
-    TcpDirectWriter directWriter()
-    {
-        return directWriter;
-    }
-
-    /**
-     * @return true if no frame waits in the connection's ordered queue ({@link TcpOutbound}) nor in Netty's outbound
-     * buffer (written or not yet flushed): a direct write may go now. Driver lock held.
-     */
-    boolean mayWriteDirect()
-    {
-        return outbound.mayWriteDirect();
-    }
-
-    /** @return the connection's ordered way out (frame atomicity of direct writes). Driver lock held. */
-    TcpOutbound outbound()
-    {
-        return outbound;
-    }
-
     private void enableDirectWrites()
     {
         // Under TLS the socket carries ciphertext: every byte goes through the SslHandler, so no direct writes,
@@ -403,19 +359,19 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
      */
     void expectInput()
     {
-        inputExpectedNs = System.nanoTime();
+        liveness.expectInput();
     }
 
     /** @return when input last looked likely ({@link System#nanoTime()}; tests). */
     long inputExpectedNs()
     {
-        return inputExpectedNs;
+        return liveness.inputExpectedNs();
     }
 
     /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
     boolean pollersReading()
     {
-        return pollDriven || System.nanoTime() - inputExpectedNs <= POLLER_PATIENCE_NS;
+        return pollDriven || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
     }
 
     /** @return the socket's read ownership (tests, diagnostics). */
@@ -473,7 +429,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         int work = 0;
         try
         {
-            writtenFromApplication = false;
+            writer.clearWrittenFromApplication();
             final long framesBefore = decoder.framesDecoded();
             work = pollSocket();
             if (work > 0)
@@ -509,7 +465,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
         if (work > 0)
         {
-            readSinceTick = true;
+            liveness.heard();
         }
         return work;
     }
@@ -534,9 +490,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
                 responder.flushDeferredAck();
             }
         }
-        if (writtenFromApplication)
+        if (writer.takeWrittenFromApplication())
         {
-            writtenFromApplication = false;
             outbound.flush();
         }
     }
@@ -656,175 +611,22 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         return null == ctx ? "?" : String.valueOf(ctx.channel().remoteAddress());
     }
 
-    // ---------------------------------------------------------------- writing
-
-    /**
-     * @param payloadCapacity bytes the caller will append after the header.
-     * @return a pooled direct buffer with room for a header, writer index after it, wrapped by the out flyweight.
-     */
-    ByteBuf newFrame(final int payloadCapacity)
-    {
-        final int length = FrameFlyweight.HEADER_LENGTH + payloadCapacity;
-        ByteBuf buffer = null;
-        if (ctx.executor().inEventLoop())
-        {
-            buffer = ctx.alloc().directBuffer(length);
-        }
-        else
-        {
-            buffer = frameSlots.take(length);
-            if (null == buffer)
-            {
-                buffer = device.offLoopFrames().directBuffer(length);
-            }
-        }
-        buffer.writerIndex(FrameFlyweight.HEADER_LENGTH);
-        outFrame.wrap(buffer, 0);
-        return buffer;
-    }
-
-    FrameFlyweight outFrame()
-    {
-        return outFrame;
-    }
-
-    /**
-     * Driver lock held: the next frame's first buffer (header, inline payload), in order through {@link TcpOutbound}.
-     *
-     * @param buffer the buffer.
-     */
-    void writeFrame(final ByteBuf buffer)
-    {
-        counters.increment(TcpCounter.FRAMES_SENT);
-        wroteSinceTick = true;
-        writtenFromApplication = true;
-        expectInput();
-        outbound.write(buffer);
-    }
-
-    void writeControl(final byte type, final long sequence, final int argument)
-    {
-        final ByteBuf buffer = newFrame(0);
-        outFrame.encode(type, 0, 0, sequence, 0, 0, argument);
-        writeFrame(buffer);
-    }
-
-    /** Driver lock held: sends what was written (from another thread than the event loop: soon, in order). */
-    void flush()
-    {
-        outbound.flush();
-    }
-
-    /**
-     * Wraps {@code [offset, offset + length)} of a region as socket buffers, in contiguous pieces, into
-     * {@link #pieces()} from index {@code first}.
-     *
-     * @param region the region.
-     * @param offset offset in it.
-     * @param length bytes.
-     * @param first  first free index of {@link #pieces()}.
-     * @return the next free index, or -1 if the region was closed or too many pieces were needed (pieces taken by
-     * this call are released).
-     */
-    int wrap(final TcpMemoryRegion region, final long offset, final long length, final int first)
-    {
-        int next = first;
-        long done = 0;
-        while (done < length)
-        {
-            final long part = Math.min(length - done, region.memory().contiguousLength(offset + done));
-            final RegionByteBuf piece = next < MAX_BUFFERED_PIECES ?
-                RegionByteBuf.take(bufferPool, region, region.memory().addressOf(offset + done), (int)part) : null;
-            if (null == piece)
-            {
-                releasePieces(first, next);
-                return -1;
-            }
-            pieces[next++] = piece;
-            done += part;
-        }
-        return next;
-    }
-
-    RegionByteBuf[] pieces()
-    {
-        return pieces;
-    }
-
-    void releasePieces(final int from, final int to)
-    {
-        for (int i = from; i < to; i++)
-        {
-            pieces[i].release();
-            pieces[i] = null;
-        }
-    }
-
-    void writePieces(final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            outbound.write(pieces[i]);
-            pieces[i] = null;
-        }
-    }
-
     // ---------------------------------------------------------------- channel events
 
     /** {@inheritDoc} */
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        writer.attach(ctx);
+        handshake.attach(ctx);
         shareReads();
     }
 
     /** {@inheritDoc} */
     public void channelActive(final ChannelHandlerContext ctx)
     {
-        if (clientSide)
-        {
-            if (auth.isRequired())
-            {
-                writeAuthFrame(FrameType.AUTH_HELLO, auth.hello());
-            }
-            else
-            {
-                writeConnectRequest();
-            }
-            ctx.flush();
-        }
-        else
-        {
-            handshakeTimeout = ctx.executor().schedule(() ->
-                {
-                    if (!established && null == pendingRequest)
-                    {
-                        protocolError("no handshake within " +
-                            TimeUnit.NANOSECONDS.toMillis(configuration.handshakeTimeoutNs()) + " ms");
-                    }
-                },
-                configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
-        }
+        handshake.onActive();
         ctx.fireChannelActive();
-    }
-
-    private void writeConnectRequest()
-    {
-        final long initialSequence = pendingQp.sendQueue().posted();
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-            requestPrivateData.length);
-        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
-            pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
-        ctx.write(buffer, ctx.voidPromise());
-    }
-
-    private void writeAuthFrame(final byte type, final byte[] payload)
-    {
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + payload.length);
-        handshake.wrap(buffer, 0).encode(type, payload.length, 0, 0, 0);
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(payload);
-        ctx.write(buffer, ctx.voidPromise());
     }
 
     /** {@inheritDoc} */
@@ -834,8 +636,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         final boolean locked = lockIo();
         try
         {
-            readSinceTick = true;
-            expectInput();
+            liveness.heard();
+            liveness.expectInput();
             decoder.decode(in);
         }
         finally
@@ -892,7 +694,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     {
         if (event instanceof SslHandshakeCompletionEvent && !((SslHandshakeCompletionEvent)event).isSuccess())
         {
-            onTlsHandshakeFailure(((SslHandshakeCompletionEvent)event).cause());
+            handshake.onTlsHandshakeFailure(((SslHandshakeCompletionEvent)event).cause());
         }
         if (event instanceof ChannelInputShutdownEvent)
         {
@@ -910,47 +712,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         ctx.fireUserEventTriggered(event);
     }
 
-    private static boolean isTlsFailure(final Throwable cause)
-    {
-        for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
-        {
-            if (t instanceof javax.net.ssl.SSLException)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void onTlsHandshakeFailure(final Throwable cause)
-    {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        final String reason = TcpTls.describe(cause);
-        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": TLS handshake failed: " +
-            reason);
-        counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
-        if (null != connectFuture)
-        {
-            connectFuture.completeExceptionally(new ConnectionException("TLS handshake with " + peer() +
-                " failed: " + reason + " (both sides need " + TcpConfiguration.TLS_PROP_NAME +
-                "=true and certificates the other trusts)"));
-        }
-        closeChannel();
-    }
-
     /** {@inheritDoc} */
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
-        if (null != device.tls() && null != connectFuture && isTlsFailure(cause))
-        {
-            // TLS 1.3: the connector's handshake completes before the listener checks its certificate, so the
-            // listener's refusal arrives as an alert on the first read.
-            onTlsHandshakeFailure(cause);
-        }
+        handshake.onException(cause);
         if (!closed)
         {
             LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
@@ -989,10 +754,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         {
             heartbeat.cancel(false);
         }
-        if (null != handshakeTimeout)
-        {
-            handshakeTimeout.cancel(false);
-        }
         if (null != backstop)
         {
             backstop.cancel(false);
@@ -1004,12 +765,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
         decoder.sink().clear();
         outbound.close();
-        if (null != connectFuture)
-        {
-            connectFuture.completeExceptionally(new ConnectionException("connection to " + peer() +
-                " closed during the handshake" + (null == device.tls() ? " (does the listener require TLS, or " +
-                "speak another protocol version?)" : "")));
-        }
+        handshake.onInactive();
         final TcpQueuePair bound = qp;
         if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
         {
@@ -1025,9 +781,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
                 bound.fail(WcStatus.RETRY_EXC_ERR);
             }
         }
-        bufferPool.clear();
+        writer.close();
         reads.release();
-        frameSlots.close();
     }
 
     // ---------------------------------------------------------------- decoded frames
@@ -1051,7 +806,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     {
         if (!established)
         {
-            return onHandshakeHeader(type);
+            if (!handshake.onHeader(type, decoder.header()))
+            {
+                return false;
+            }
+            decoder.payloadIntoSmall();
+            return true;
         }
         switch (type)
         {
@@ -1067,7 +827,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
             case FrameType.ACK:
             case FrameType.NAK:
             case FrameType.RNR_NAK:
-                requester.onResponse(type, length, sequence, address, argument);
+                responses.onResponse(type, length, sequence, address, argument);
                 break;
             case FrameType.DISCONNECT:
                 peerDisconnected = true;
@@ -1086,7 +846,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     {
         if (!established)
         {
-            onHandshakeEnd(type);
+            handshake.onFrameEnd(type, decoder.smallCopy());
             return;
         }
         switch (type)
@@ -1103,7 +863,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
             case FrameType.ACK:
             case FrameType.NAK:
             case FrameType.RNR_NAK:
-                requester.onResponseEnd();
+                responses.onResponseEnd();
                 break;
             case FrameType.DISCONNECT:
                 LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
@@ -1139,332 +899,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         return socketFd;
     }
 
-    // ---------------------------------------------------------------- handshake
-
-    private boolean onHandshakeHeader(final int type)
-    {
-        if (!FrameType.isHandshake(type))
-        {
-            protocolError("expected a handshake, got a " + FrameType.name(type) + " frame");
-            return false;
-        }
-        handshake.wrap(decoder.header(), 0);
-        if (HandshakeFlyweight.MAGIC != handshake.magic())
-        {
-            protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
-            return false;
-        }
-        if (null != pendingRequest || !admitHandshakeType(type))
-        {
-            if (!closed)
-            {
-                protocolError("unexpected " + FrameType.name(type) + " during the handshake");
-            }
-            return false;
-        }
-        peerInitialSequence = handshake.initialSequence();
-        handshakeFlags = handshake.flags();
-        decoder.payloadIntoSmall();
-        return true;
-    }
-
-    /**
-     * Which handshake frame may come now, given this side's secret and the authentication so far. A frame that
-     * bypasses or contradicts the authentication is refused as an authentication failure (logged, counted, the
-     * peer told why); one that makes no sense at all is left to the caller as a protocol error.
-     *
-     * @return true if the frame may be handled; false if it was refused here (closed) or is a protocol error.
-     */
-    private boolean admitHandshakeType(final int type)
-    {
-        if (clientSide)
-        {
-            switch (type)
-            {
-                case FrameType.CONNECT_REJECT:
-                    return true;
-                case FrameType.AUTH_CHALLENGE:
-                    if (!auth.isRequired())
-                    {
-                        refuseAuthentication("the listener requires a cluster secret and this side has none (set " +
-                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
-                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")");
-                        return false;
-                    }
-                    return auth.isAwaitingChallenge();
-                case FrameType.CONNECT_ACCEPT:
-                    if (!auth.isAuthenticated())
-                    {
-                        refuseAuthentication("the listener accepted without proving the cluster secret");
-                        return false;
-                    }
-                    return true;
-                default:
-                    return false;
-            }
-        }
-        switch (type)
-        {
-            case FrameType.AUTH_HELLO:
-                if (!auth.isRequired())
-                {
-                    refuseAuthentication("the connector uses a cluster secret and this listener has none");
-                    return false;
-                }
-                return auth.isAwaitingHello();
-            case FrameType.AUTH_RESPONSE:
-            case FrameType.CONNECT_REJECT:
-                return auth.isAwaitingResponse();
-            case FrameType.CONNECT_REQUEST:
-                if (!auth.isAuthenticated())
-                {
-                    refuseAuthentication("this listener requires the cluster secret and the connector sent no " +
-                        "proof of it");
-                    return false;
-                }
-                return true;
-            default:
-                return false;
-        }
-    }
-
-    /**
-     * Refuses the connection for an authentication failure before any verb frame: counts, logs (remote address and
-     * reason, never the secret), fails a pending connect, tells the peer with a CONNECT_REJECT flagged
-     * {@link HandshakeFlyweight#FLAG_AUTH_REFUSAL}, and closes.
-     *
-     * @param reason what was wrong.
-     */
-    private void refuseAuthentication(final String reason)
-    {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + peer() + ": authentication failed: " +
-            reason);
-        counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
-        final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
-        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
-            .flags(HandshakeFlyweight.FLAG_AUTH_REFUSAL);
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
-        ctx.writeAndFlush(buffer).addListener(future -> lingerThenClose());
-        // Only now: a failed connect closes the channel, and the refusal must be on its way to the peer first.
-        if (null != connectFuture)
-        {
-            connectFuture.completeExceptionally(new ConnectionException("authentication failed with " + peer() +
-                ": " + reason));
-        }
-    }
-
-    /**
-     * Half-closes after a refusal and reads (and drops) what the peer still sends until it closes, for at most a
-     * second: closing at once with unread bytes (a connector pipelines its CONNECT_REQUEST after its proof) would
-     * reset the connection and could destroy the refusal before the peer reads it.
-     */
-    private void lingerThenClose()
-    {
-        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel && ctx.channel().isActive())
-        {
-            ((io.netty.channel.socket.DuplexChannel)ctx.channel()).shutdownOutput();
-            ctx.executor().schedule(closeTask, 1, TimeUnit.SECONDS);
-        }
-        else
-        {
-            closeChannel();
-        }
-    }
-
-    private void onHandshakeEnd(final int type)
-    {
-        final byte[] data = decoder.smallCopy();
-        switch (type)
-        {
-            case FrameType.AUTH_HELLO:
-                writeAuthFrame(FrameType.AUTH_CHALLENGE, auth.challenge(data));
-                ctx.flush();
-                break;
-            case FrameType.AUTH_CHALLENGE:
-            {
-                final byte[] response = auth.respond(data);
-                if (null == response)
-                {
-                    refuseAuthentication("the listener did not prove the cluster secret (secret mismatch?)");
-                    return;
-                }
-                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
-                writeAuthFrame(FrameType.AUTH_RESPONSE, response);
-                writeConnectRequest();
-                ctx.flush();
-                break;
-            }
-            case FrameType.AUTH_RESPONSE:
-                if (!auth.verifyResponse(data))
-                {
-                    refuseAuthentication("the connector did not prove the cluster secret (secret mismatch, or a " +
-                        "proof from another session)");
-                    return;
-                }
-                counters.increment(TcpCounter.PEERS_AUTHENTICATED);
-                break;
-            case FrameType.CONNECT_REQUEST:
-                if (null != handshakeTimeout)
-                {
-                    handshakeTimeout.cancel(false);
-                }
-                pendingRequest = new TcpConnectionRequest(this, data, peer());
-                listener.enqueue(pendingRequest);
-                break;
-            case FrameType.CONNECT_ACCEPT:
-                if (connectFuture.isDone())
-                {
-                    closeChannel();
-                    return;
-                }
-                try
-                {
-                    establish(pendingQp);
-                }
-                catch (final RuntimeException ex)
-                {
-                    connectFuture.completeExceptionally(ex);
-                    closeChannel();
-                    return;
-                }
-                if (!connectFuture.complete(data))
-                {
-                    pendingQp.enterError();
-                }
-                connectFuture = null;
-                enableDirectWrites();
-                requester.pump();
-                break;
-            case FrameType.CONNECT_REJECT:
-                onReject(new String(data, StandardCharsets.UTF_8));
-                break;
-            default:
-                break;
-        }
-    }
-
-    private void onReject(final String reason)
-    {
-        final boolean authRefusal = 0 != (handshakeFlags & HandshakeFlyweight.FLAG_AUTH_REFUSAL) || !clientSide;
-        if (authRefusal)
-        {
-            LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " refused the connection: authentication failed: " +
-                reason);
-            counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
-        }
-        if (null != connectFuture)
-        {
-            connectFuture.completeExceptionally(new ConnectionException((authRefusal ? "authentication failed: " :
-                "") + "rejected by " + peer() + ": " + reason));
-            connectFuture = null;
-        }
-        closed = true;
-        closeChannel();
-    }
-
-    private void establish(final TcpQueuePair queuePair)
+    private void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
     {
         final long initialSequence = queuePair.sendQueue().posted();
         requester.start(queuePair, initialSequence);
         responder.start(queuePair, peerInitialSequence);
+        responses.start(queuePair);
         qp = queuePair;
         queuePair.connect(this);
         established = true;
         decoder.established();
         counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
         final long interval = configuration.heartbeatIntervalNs();
-        silence.start(System.nanoTime());
+        liveness.start(System.nanoTime());
         heartbeat = ctx.executor().scheduleAtFixedRate(heartbeatTask, interval, interval, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Listener side, from the application thread: connect {@code queuePair} and answer with CONNECT_ACCEPT.
-     *
-     * @param queuePair   the local queue pair.
-     * @param privateData the answer's private data.
-     */
-    void accept(final TcpQueuePair queuePair, final byte[] privateData)
-    {
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        try
-        {
-            ctx.executor().execute(() ->
-            {
-                final boolean locked = lockIo();
-                try
-                {
-                    if (closed || !ctx.channel().isActive())
-                    {
-                        throw new ConnectionException("the connector " + peer() + " has gone");
-                    }
-                    final long initialSequence = queuePair.sendQueue().posted();
-                    establish(queuePair);
-                    final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-                        privateData.length);
-                    handshake.wrap(buffer, 0).encode(FrameType.CONNECT_ACCEPT, privateData.length,
-                        queuePair.qpNumber(), initialSequence, heartbeatIntervalUs());
-                    buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
-                    ctx.writeAndFlush(buffer, ctx.voidPromise());
-                    enableDirectWrites();
-                    done.complete(null);
-                    requester.pump();
-                }
-                catch (final RuntimeException ex)
-                {
-                    done.completeExceptionally(ex);
-                }
-                finally
-                {
-                    unlockIo(locked);
-                }
-            });
-            done.get(configuration.handshakeTimeoutNs(), TimeUnit.NANOSECONDS);
-        }
-        catch (final java.util.concurrent.ExecutionException ex)
-        {
-            if (ex.getCause() instanceof ConnectionException)
-            {
-                throw (ConnectionException)ex.getCause();
-            }
-            throw new ConnectionException("accept failed: " + ex.getCause(), ex.getCause());
-        }
-        catch (final java.util.concurrent.RejectedExecutionException | java.util.concurrent.TimeoutException ex)
-        {
-            throw new ConnectionException("accept failed: the device is closing or the I/O thread is stuck", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new ConnectionException("interrupted while accepting", ex);
-        }
-    }
-
-    /**
-     * Listener side, from the application thread: answer with CONNECT_REJECT and close.
-     *
-     * @param reason the reason for the connector.
-     */
-    void reject(final String reason)
-    {
-        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
-        final byte[] data = Arrays.copyOf(bytes, Math.min(bytes.length, TcpConfiguration.MAX_PRIVATE_DATA_LENGTH));
-        ctx.executor().execute(() ->
-        {
-            if (!ctx.channel().isActive())
-            {
-                return;
-            }
-            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
-            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0);
-            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
-            ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
-        });
     }
 
     /** Closes the socket (from any thread). */
@@ -1495,11 +943,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
     }
 
-    private int heartbeatIntervalUs()
-    {
-        return (int)Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMicros(configuration.heartbeatIntervalNs()));
-    }
-
     // ---------------------------------------------------------------- failures
 
     /**
@@ -1524,8 +967,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
                         requester.finishPartialFrame();
                         // What other threads produced goes first: the DISCONNECT is the last frame.
                         outbound.drain();
-                        final ByteBuf buffer = newFrame(0);
-                        outFrame.encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
+                        final ByteBuf buffer = writer.newFrame(0);
+                        writer.outFrame().encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
                         counters.increment(TcpCounter.FRAMES_SENT);
                         ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
                     }
@@ -1569,7 +1012,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         final boolean locked = lockIo();
         try
         {
-            onHeartbeatTick();
+            if (!closed)
+            {
+                liveness.tick(System.nanoTime());
+            }
         }
         finally
         {
@@ -1577,40 +1023,119 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
     }
 
-    private void onHeartbeatTick()
+    /** The connection as its handshake sees it. */
+    private final class HandshakeSession implements TcpHandshake.Session
     {
-        if (closed)
+        /** {@inheritDoc} */
+        public String peer()
         {
-            return;
+            return TcpConnection.this.peer();
         }
-        // A tick later than two intervals means the event loop itself was starved (a loaded machine, a GC pause)
-        // and the peer's bytes may be waiting unread: that gap is not counted (nor are the missed ticks that a
-        // fixed-rate schedule then runs back to back).
-        if (silence.isSilent(System.nanoTime(), readSinceTick, 2 * configuration.heartbeatIntervalNs(),
-            configuration.peerTimeoutNs()))
+
+        /** {@inheritDoc} */
+        public boolean isEstablished()
+        {
+            return established;
+        }
+
+        /** {@inheritDoc} */
+        public boolean isClosed()
+        {
+            return closed;
+        }
+
+        /** {@inheritDoc} */
+        public boolean markClosed()
+        {
+            if (closed)
+            {
+                return false;
+            }
+            closed = true;
+            return true;
+        }
+
+        /** {@inheritDoc} */
+        public void protocolError(final String reason)
+        {
+            TcpConnection.this.protocolError(reason);
+        }
+
+        /** {@inheritDoc} */
+        public void closeChannel()
+        {
+            TcpConnection.this.closeChannel();
+        }
+
+        /** {@inheritDoc} */
+        public void closeLocked()
+        {
+            TcpConnection.this.closeLocked();
+        }
+
+        /** {@inheritDoc} */
+        public boolean lockIo()
+        {
+            return TcpConnection.this.lockIo();
+        }
+
+        /** {@inheritDoc} */
+        public void unlockIo(final boolean locked)
+        {
+            TcpConnection.this.unlockIo(locked);
+        }
+
+        /** {@inheritDoc} */
+        public void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
+        {
+            TcpConnection.this.establish(queuePair, peerInitialSequence);
+        }
+
+        /** {@inheritDoc} */
+        public void enableDirectWrites()
+        {
+            TcpConnection.this.enableDirectWrites();
+        }
+
+        /** {@inheritDoc} */
+        public void pump()
+        {
+            requester.pump();
+        }
+    }
+
+    /** What a liveness tick does to this connection. Event loop, driver lock held. */
+    private final class LivenessActions implements TcpLiveness.Actions
+    {
+        /** {@inheritDoc} */
+        public void onPeerTimeout(final long silentNs)
         {
             counters.increment(TcpCounter.PEER_TIMEOUTS);
             LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " silent for " +
-                TimeUnit.NANOSECONDS.toMillis(silence.silentNs()) + " ms (peer timeout); closing the connection");
+                TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (peer timeout); closing the connection");
             closed = true;
             final TcpQueuePair bound = qp;
-            if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
+            if (null != bound && bound.connection() == TcpConnection.this && QpState.ERROR != bound.state())
             {
                 bound.fail(WcStatus.RETRY_EXC_ERR);
             }
             closeChannel();
-            return;
         }
-        readSinceTick = false;
-        if (established && responder.flushDeferredAck())
+
+        /** {@inheritDoc} */
+        public void flushDeferredAck()
         {
+            if (established && responder.flushDeferredAck())
+            {
+                outbound.flush();
+            }
+        }
+
+        /** {@inheritDoc} */
+        public void writeHeartbeat()
+        {
+            writer.writeControl(FrameType.HEARTBEAT, 0, 0);
             outbound.flush();
         }
-        if (!wroteSinceTick)
-        {
-            writeControl(FrameType.HEARTBEAT, 0, 0);
-            outbound.flush();
-        }
-        wroteSinceTick = false;
     }
 }

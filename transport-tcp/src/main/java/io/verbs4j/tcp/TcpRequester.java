@@ -10,7 +10,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
-import io.verbs4j.QueuePairConfig;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.spi.WorkQueue;
@@ -35,7 +34,7 @@ import org.agrona.UnsafeApi;
  * leaves the rest to the event loop. The rest of a frame the socket took only in part goes into the ordered queue at
  * once ({@link #finishPartialFrame()}), ahead of anything written later.
  */
-final class TcpRequester implements Runnable
+final class TcpRequester implements Runnable, TcpResponseHandler.Window
 {
     private static final VarHandle PUMP_SCHEDULED;
     private static final VarHandle PUMP_WANTED;
@@ -46,9 +45,6 @@ final class TcpRequester implements Runnable
     /** Payload above which a request is written by the I/O thread, not by the posting or polling thread. */
     private static final int DIRECT_PAYLOAD_MAX = 16 * 1024;
     private static final long ACK_FRAME = Long.MIN_VALUE;
-    private static final int ACTION_NONE = 0;
-    private static final int ACTION_READ = 1;
-    private static final int ACTION_READ_FAILED = 2;
 
     static
     {
@@ -66,6 +62,7 @@ final class TcpRequester implements Runnable
     private final TcpConnection connection;
     private final TcpCounters counters;
     private final TcpFrameDecoder decoder;
+    private final TcpFrameWriter frames;
     private final long maxInflightBytes;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
@@ -86,17 +83,14 @@ final class TcpRequester implements Runnable
     private long inflightBytes;
     private int outstandingReadsAndAtomics;
     private boolean rnrWaiting;
-    private long rnrSequence = -1;
-    private int rnrRetriesUsed;
     private boolean progressed;
-    private int responseAction;
-    private long responseSequence;
 
     TcpRequester(final TcpConnection connection)
     {
         this.connection = connection;
         this.counters = connection.counters();
         this.decoder = connection.decoder();
+        this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
     }
 
@@ -206,10 +200,10 @@ final class TcpRequester implements Runnable
             // Nothing to send now: the handshake, the flush or the RNR timer takes it from here.
             return true;
         }
-        final TcpDirectWriter writer = connection.directWriter();
+        final TcpDirectWriter writer = frames.directWriter();
         while (true)
         {
-            if (hasPartial() || !connection.mayWriteDirect())
+            if (hasPartial() || !frames.mayWriteDirect())
             {
                 return nextTransmit >= sendQueue.posted();
             }
@@ -274,11 +268,11 @@ final class TcpRequester implements Runnable
                 writer.addHeader(0);
                 writer.endFrame(ACK_FRAME);
             }
-            final int frames = writer.frameCount();
+            final int frameCount = writer.frameCount();
             final long written = writer.write(fd);
             long frameStart = 0;
             boolean complete = true;
-            for (int i = 0; i < frames; i++)
+            for (int i = 0; i < frameCount; i++)
             {
                 final long framePos = writer.framePosition(i);
                 final long frameEnd = writer.frameEnd(i);
@@ -301,7 +295,7 @@ final class TcpRequester implements Runnable
                 {
                     if (written > frameStart)
                     {
-                        connection.outbound().directWriteTookPart();
+                        frames.outbound().directWriteTookPart();
                         partialSkip = written - frameStart;
                         if (isAck)
                         {
@@ -324,7 +318,7 @@ final class TcpRequester implements Runnable
             writer.reset();
             if (written > 0)
             {
-                connection.wroteDirect();
+                frames.wroteDirect();
             }
             if (hasPartial())
             {
@@ -422,14 +416,14 @@ final class TcpRequester implements Runnable
         if (partialAck >= 0)
         {
             final long ack = partialAck;
-            final ByteBuf buffer = connection.newFrame(0);
-            connection.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
+            final ByteBuf buffer = frames.newFrame(0);
+            frames.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
             buffer.skipBytes((int)partialSkip);
             partialAck = -1;
             partialSkip = 0;
-            connection.writeFrame(buffer);
-            connection.outbound().remainderQueued();
-            connection.flush();
+            frames.writeFrame(buffer);
+            frames.outbound().remainderQueued();
+            frames.flush();
             responder.ackSent(ack);
             return;
         }
@@ -442,7 +436,7 @@ final class TcpRequester implements Runnable
         final int skip = (int)partialSkip;
         partialSkip = 0;
         final boolean resumed = writeRequest(pos, skip);
-        connection.outbound().remainderQueued();
+        frames.outbound().remainderQueued();
         if (!resumed)
         {
             // A region was closed under a half-sent frame: the stream cannot be resumed.
@@ -460,7 +454,7 @@ final class TcpRequester implements Runnable
             }
             nextTransmit = pos + 1;
         }
-        connection.flush();
+        frames.flush();
     }
 
     /**
@@ -503,11 +497,11 @@ final class TcpRequester implements Runnable
             return true;
         }
         final FileDescriptor fd = connection.directFd();
-        if (null == fd || hasPartial() || !connection.mayWriteDirect())
+        if (null == fd || hasPartial() || !frames.mayWriteDirect())
         {
             return false;
         }
-        final TcpDirectWriter writer = connection.directWriter();
+        final TcpDirectWriter writer = frames.directWriter();
         writer.reset();
         writer.header().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
         writer.addHeader(0);
@@ -518,10 +512,10 @@ final class TcpRequester implements Runnable
         {
             return false;
         }
-        connection.wroteDirect();
+        frames.wroteDirect();
         if (written < FrameFlyweight.HEADER_LENGTH)
         {
-            connection.outbound().directWriteTookPart();
+            frames.outbound().directWriteTookPart();
             partialAck = ack;
             partialSkip = written;
             finishPartialFrame();
@@ -582,7 +576,7 @@ final class TcpRequester implements Runnable
         if (wrote)
         {
             responder.flushDeferredAck();
-            connection.flush();
+            frames.flush();
         }
     }
 
@@ -706,7 +700,7 @@ final class TcpRequester implements Runnable
         {
             for (int i = 0, n = sendQueue.sgeCount(pos); i < n; i++)
             {
-                pieces = connection.wrap((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
+                pieces = frames.wrap((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
                     sendQueue.sgeLength(pos, i), pieces);
                 if (pieces < 0)
                 {
@@ -715,8 +709,8 @@ final class TcpRequester implements Runnable
             }
         }
         final int inFrame = inline ? length : type == FrameType.ATOMIC_REQUEST ? payloadLength : 0;
-        final ByteBuf buffer = connection.newFrame(inFrame);
-        encodeHeader(connection.outFrame(), pos, opcode, length);
+        final ByteBuf buffer = frames.newFrame(inFrame);
+        encodeHeader(frames.outFrame(), pos, opcode, length);
         if (inline && length > 0)
         {
             copyFromAddress(buffer, sendQueue.inlineAddress(pos), length);
@@ -731,8 +725,8 @@ final class TcpRequester implements Runnable
         {
             skipWritten(buffer, pieces, skip);
         }
-        connection.writeFrame(buffer);
-        connection.writePieces(pieces);
+        frames.writeFrame(buffer);
+        frames.writePieces(pieces);
         counters.add(TcpCounter.BYTES_SENT, payloadLength);
         if (skip > 0)
         {
@@ -753,7 +747,7 @@ final class TcpRequester implements Runnable
         final int fromHeader = Math.min(left, header.readableBytes());
         header.skipBytes(fromHeader);
         left -= fromHeader;
-        final RegionByteBuf[] slices = connection.pieces();
+        final RegionByteBuf[] slices = frames.pieces();
         for (int i = 0; i < pieces && left > 0; i++)
         {
             final int fromPiece = Math.min(left, slices[i].readableBytes());
@@ -778,182 +772,55 @@ final class TcpRequester implements Runnable
         }
     }
 
-    // ---------------------------------------------------------------- responses
+    // ---------------------------------------------------------------- the send window, as responses move it
 
-    /**
-     * A response header arrived.
-     *
-     * @param type     frame type.
-     * @param length   payload length.
-     * @param sequence the request it answers.
-     * @param value    address field (atomic original value).
-     * @param argument argument field (NAK status).
-     */
-    void onResponse(final int type, final int length, final long sequence, final long value, final int argument)
+    /** {@inheritDoc} */
+    public long oldestUnacked()
     {
-        responseAction = ACTION_NONE;
-        responseSequence = sequence;
-        if (QpState.ERROR == qp.state())
-        {
-            decoder.discardPayload();
-            return;
-        }
-        if (sequence < oldestUnacked - (FrameType.ACK == type ? 1 : 0) || sequence >= nextTransmit)
-        {
-            connection.protocolError(FrameType.name(type) + " for sequence " + sequence + " outside the outstanding " +
-                "requests [" + oldestUnacked + ", " + nextTransmit + ")");
-            return;
-        }
+        return oldestUnacked;
+    }
+
+    /** {@inheritDoc} */
+    public long nextTransmit()
+    {
+        return nextTransmit;
+    }
+
+    /** {@inheritDoc} */
+    public void progressed()
+    {
         progressed = true;
-        switch (type)
-        {
-            case FrameType.ACK:
-                ackThrough(sequence);
-                break;
-            case FrameType.NAK:
-                if (ackThrough(sequence - 1))
-                {
-                    final int status = WcStatus.SUCCESS != argument && WcStatus.WR_FLUSH_ERR != argument &&
-                        argument > 0 && argument <= WcStatus.GENERAL_ERR ? argument : WcStatus.BAD_RESP_ERR;
-                    qp.completeSend(sequence, status, 0);
-                }
-                break;
-            case FrameType.RNR_NAK:
-                if (ackThrough(sequence - 1))
-                {
-                    onRnrNak(sequence);
-                }
-                break;
-            case FrameType.READ_RESPONSE:
-                if (!ackThrough(sequence - 1))
-                {
-                    return;
-                }
-                if (Opcode.RDMA_READ != sendQueue.opcode(sequence) || length != sendQueue.totalLength(sequence))
-                {
-                    connection.protocolError("READ_RESPONSE of " + length + " bytes does not match request " +
-                        sequence);
-                    return;
-                }
-                if (decoder.sink().addSges(sendQueue, sequence, length))
-                {
-                    responseAction = ACTION_READ;
-                    decoder.payloadIntoSink();
-                }
-                else
-                {
-                    responseAction = ACTION_READ_FAILED;
-                    decoder.discardPayload();
-                }
-                break;
-            case FrameType.ATOMIC_RESPONSE:
-                if (ackThrough(sequence - 1))
-                {
-                    onAtomicResponse(sequence, value);
-                }
-                break;
-            default:
-                break;
-        }
     }
 
-    /** The payload of a response has arrived in full. */
-    void onResponseEnd()
+    /** {@inheritDoc} */
+    public void acknowledged(final long pos)
     {
-        final long sequence = responseSequence;
-        if (ACTION_READ == responseAction)
-        {
-            finish(sequence, WcStatus.SUCCESS, (int)sendQueue.totalLength(sequence));
-        }
-        else if (ACTION_READ_FAILED == responseAction)
-        {
-            finish(sequence, WcStatus.LOC_PROT_ERR, 0);
-        }
-        responseAction = ACTION_NONE;
+        inflightBytes -= cost(pos);
+        oldestUnacked = pos + 1;
     }
 
-    private void onAtomicResponse(final long sequence, final long original)
-    {
-        if (!Opcode.isAtomic(sendQueue.opcode(sequence)))
-        {
-            connection.protocolError("ATOMIC_RESPONSE for request " + sequence + " which is not an atomic");
-            return;
-        }
-        final TcpMemoryRegion region = (TcpMemoryRegion)sendQueue.sgeRegion(sequence, 0);
-        if (!region.tryPin())
-        {
-            finish(sequence, WcStatus.LOC_PROT_ERR, 0);
-            return;
-        }
-        try
-        {
-            UnsafeApi.putLongVolatile(null, region.memory().addressOf(sendQueue.sgeOffset(sequence, 0)), original);
-        }
-        finally
-        {
-            region.unpin();
-        }
-        finish(sequence, WcStatus.SUCCESS, 8);
-    }
-
-    private void finish(final long sequence, final int status, final int byteLength)
+    /** {@inheritDoc} */
+    public void answered(final long sequence)
     {
         inflightBytes -= cost(sequence);
         outstandingReadsAndAtomics--;
         oldestUnacked = sequence + 1;
-        qp.completeSend(sequence, status, byteLength);
     }
 
-    /**
-     * Completes every request up to {@code last} that only waited for an acknowledgement.
-     *
-     * @param last last sequence acknowledged.
-     * @return false if the acknowledgement covered an unanswered READ or atomic (a protocol error, reported).
-     */
-    private boolean ackThrough(final long last)
+    /** {@inheritDoc} */
+    public void rewind(final long sequence, final long delayNs)
     {
-        for (long pos = oldestUnacked; pos <= last; pos++)
-        {
-            final int opcode = sendQueue.opcode(pos);
-            if (Opcode.writesLocalMemory(opcode) && sendQueue.isPending(pos))
-            {
-                connection.protocolError("acknowledgement of " + last + " covers unanswered " + Opcode.name(opcode) +
-                    " " + pos);
-                return false;
-            }
-            inflightBytes -= cost(pos);
-            oldestUnacked = pos + 1;
-            qp.completeSend(pos, WcStatus.SUCCESS, (int)sendQueue.totalLength(pos));
-        }
-        if (last >= rnrSequence)
-        {
-            rnrSequence = -1;
-            rnrRetriesUsed = 0;
-        }
-        return true;
-    }
-
-    private void onRnrNak(final long sequence)
-    {
-        final QueuePairConfig config = qp.config();
-        if (sequence != rnrSequence)
-        {
-            rnrSequence = sequence;
-            rnrRetriesUsed = 0;
-        }
-        if (QueuePairConfig.RNR_RETRY_INFINITE != config.rnrRetry() && rnrRetriesUsed >= config.rnrRetry())
-        {
-            qp.completeSend(sequence, WcStatus.RNR_RETRY_EXC_ERR, 0);
-            return;
-        }
-        rnrRetriesUsed++;
-        counters.increment(TcpCounter.RNR_RETRIES);
-        // The target dropped this request and everything after it: send them all again after the RNR timer.
         nextTransmit = sequence;
         inflightBytes = 0;
         outstandingReadsAndAtomics = 0;
         rnrWaiting = true;
-        connection.schedule(rnrRetryTask, Math.max(1_000L, config.rnrTimerNs()));
+        connection.schedule(rnrRetryTask, delayNs);
+    }
+
+    /** {@inheritDoc} */
+    public void protocolError(final String reason)
+    {
+        connection.protocolError(reason);
     }
 
     private void onRnrTimer()

@@ -39,6 +39,7 @@ final class TcpResponder
     private final TcpConnection connection;
     private final TcpCounters counters;
     private final TcpFrameDecoder decoder;
+    private final TcpFrameWriter frames;
     private TcpQueuePair qp;
     private KeyTable keys;
     private long expected;
@@ -62,6 +63,7 @@ final class TcpResponder
         this.connection = connection;
         this.counters = connection.counters();
         this.decoder = connection.decoder();
+        this.frames = connection.writer();
     }
 
     void start(final TcpQueuePair queuePair, final long peerInitialSequence)
@@ -197,17 +199,17 @@ final class TcpResponder
         {
             final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, readLength, Access.REMOTE_READ);
             pieces = null == region ? -1 :
-                connection.wrap((TcpMemoryRegion)region, address - region.address(), readLength, 0);
+                frames.wrap((TcpMemoryRegion)region, address - region.address(), readLength, 0);
             if (pieces < 0)
             {
                 nak(WcStatus.REM_ACCESS_ERR);
                 return;
             }
         }
-        final ByteBuf buffer = connection.newFrame(0);
-        connection.outFrame().encode(FrameType.READ_RESPONSE, 0, readLength, sequence, 0, 0, 0);
-        connection.writeFrame(buffer);
-        connection.writePieces(pieces);
+        final ByteBuf buffer = frames.newFrame(0);
+        frames.outFrame().encode(FrameType.READ_RESPONSE, 0, readLength, sequence, 0, 0, 0);
+        frames.writeFrame(buffer);
+        frames.writePieces(pieces);
         counters.add(TcpCounter.BYTES_SENT, readLength);
         answered();
     }
@@ -269,9 +271,9 @@ final class TcpResponder
         {
             region.unpin();
         }
-        final ByteBuf buffer = connection.newFrame(0);
-        connection.outFrame().encode(FrameType.ATOMIC_RESPONSE, 0, 0, sequence, original, 0, 0);
-        connection.writeFrame(buffer);
+        final ByteBuf buffer = frames.newFrame(0);
+        frames.outFrame().encode(FrameType.ATOMIC_RESPONSE, 0, 0, sequence, original, 0, 0);
+        frames.writeFrame(buffer);
         answered();
     }
 
@@ -314,7 +316,7 @@ final class TcpResponder
         ackRequested = false;
         if (ackPending > lastAcked)
         {
-            connection.writeControl(FrameType.ACK, ackPending, 0);
+            frames.writeControl(FrameType.ACK, ackPending, 0);
             lastAcked = ackPending;
             return true;
         }
@@ -370,7 +372,7 @@ final class TcpResponder
     private void rnr()
     {
         // An RNR NAK or NAK for sequence n acknowledges everything before n.
-        connection.writeControl(FrameType.RNR_NAK, sequence, 0);
+        frames.writeControl(FrameType.RNR_NAK, sequence, 0);
         lastAcked = sequence - 1;
         rnrDropping = true;
         counters.increment(TcpCounter.RNR_NAKS_SENT);
@@ -380,7 +382,7 @@ final class TcpResponder
 
     private void nak(final int status)
     {
-        connection.writeControl(FrameType.NAK, sequence, status);
+        frames.writeControl(FrameType.NAK, sequence, status);
         lastAcked = sequence - 1;
         nakDropping = true;
         counters.increment(TcpCounter.NAKS_SENT);
