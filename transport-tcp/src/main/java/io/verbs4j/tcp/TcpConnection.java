@@ -26,21 +26,24 @@ import io.verbs4j.WcStatus;
 import io.verbs4j.tcp.protocol.FrameType;
 
 /**
- * One TCP connection between two queue pairs: the only handler in its channel's pipeline. It reads frames with a
- * streaming decoder (a 32-byte header, then the payload, which goes straight to its destination as it arrives:
- * nothing is accumulated, however long the message), runs the handshake, and hands requests to its
- * {@link TcpResponder} (target side) and responses to its {@link TcpRequester} (initiator side). It also sends
- * heartbeats and declares the peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
+ * One TCP connection between two queue pairs: the only handler in its channel's pipeline, and the glue between the
+ * parts that do the work (Netty's handler half beside the codec half). It owns the channel's life cycle (events,
+ * close, failures), the socket's direct descriptor and the reads by polling threads, and it dispatches the frames
+ * its {@link TcpFrameDecoder} hands over ({@link TcpFrameDecoder.FrameListener}): handshake frames to its
+ * {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
+ * {@link TcpResponseHandler} (initiator side). The {@link TcpRequester} sends, the {@link TcpFrameWriter} builds
+ * frames and hands them to the one {@link TcpOutbound}, and {@link TcpLiveness} sends heartbeats and declares the
+ * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
- * with a log line; other connections carry on. Every method but {@link #localError()}, the accept/reject calls and
- * the driver lock runs on the channel's event loop.
+ * with a log line; other connections carry on. Every method but {@link #localError()}, {@link #progress()}, the
+ * accept/reject calls and the driver lock runs on the channel's event loop.
  * <p>
- * Driver lock: the connection's state (requester, responder, decoder) and the right to write to the socket belong to
- * whoever holds it: the event loop in each of its entry points (callbacks and tasks, which spin the few
- * microseconds a poster may hold it), or a posting thread that writes its requests straight to the socket
- * ({@link TcpRequester#requestPump()}, epoll only) when nothing waits to be written. Every close that this class
- * starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as an event
+ * Driver lock ({@link TcpDriverLock}): the connection's state (requester, responder, decoder) and the right to write
+ * to the socket belong to whoever holds it: the event loop in each of its entry points (callbacks and tasks, which
+ * spin the few microseconds a poster may hold it), or a posting thread that writes its requests straight to the
+ * socket ({@link TcpRequester#requestPump()}, epoll only) when nothing waits to be written. Every close that this
+ * class starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as an event
  * (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused) descriptor.
  * <p>
  * Order on the wire: every frame after the handshake goes through one {@link TcpOutbound}, whoever holds the lock
@@ -50,14 +53,12 @@ import io.verbs4j.tcp.protocol.FrameType;
 final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFrameDecoder.FrameListener
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
-    private static final VarHandle DRIVER;
     private static final VarHandle DRAIN_SCHEDULED;
 
     static
     {
         try
         {
-            DRIVER = MethodHandles.lookup().findVarHandle(TcpConnection.class, "driver", int.class);
             DRAIN_SCHEDULED = MethodHandles.lookup().findVarHandle(TcpConnection.class, "drainScheduled", int.class);
         }
         catch (final ReflectiveOperationException ex)
@@ -87,8 +88,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
     private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
     @SuppressWarnings("unused")
-    private volatile int driver;
-    @SuppressWarnings("unused")
     private volatile int drainScheduled;
     private final TcpOutbound outbound = new TcpOutbound(new OutboundWire());
     private final TcpLiveness liveness;
@@ -101,11 +100,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private boolean pollDriven;
     private boolean polled;
     private boolean readsShared;
-    private final TcpReadOwnership reads = new TcpReadOwnership(new ReadLock(), this::decodeRead);
+    private final TcpDriverLock lock;
+    private final TcpReadOwnership reads;
     private ScheduledFuture<?> backstop;
-    private boolean ioLocked;
-    /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
-    private volatile boolean ioWaiting;
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -114,8 +111,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private boolean peerDisconnected;
 
     private ScheduledFuture<?> heartbeat;
-
-
 
     /**
      * A connector's side.
@@ -160,6 +155,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
             configuration.peerTimeoutNs());
         this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
         this.requester = new TcpRequester(this);
+        this.lock = new TcpDriverLock(requester);
+        this.reads = new TcpReadOwnership(lock, this::decodeRead);
         this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
         this.handshake = clientSide ? new TcpHandshake(device, new HandshakeSession(), qp, privateData, future) :
@@ -240,47 +237,23 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
      */
     boolean tryLockDriver()
     {
-        return DRIVER.compareAndSet(this, 0, 1);
+        return lock.tryLock();
     }
 
     /** Releases the driver lock taken with {@link #tryLockDriver()}. */
     void unlockDriver()
     {
-        DRIVER.setRelease(this, 0);
+        lock.unlock();
     }
 
     /**
-     * Event loop: takes the driver lock for an entry point (waits out a poster's write, a few microseconds).
+     * Event loop: takes the driver lock for an entry point ({@link TcpDriverLock#lockIo()}).
      *
      * @return true if taken by this call, false if this entry point is nested in one that holds it.
      */
     boolean lockIo()
     {
-        if (ioLocked)
-        {
-            return false;
-        }
-        if (!DRIVER.compareAndSet(this, 0, 1))
-        {
-            // A spinning poller takes the lock again microseconds after it released it: it must step aside, or
-            // the event loop (woken by epoll, or to write a post) could wait for a long time.
-            ioWaiting = true;
-            int spins = 0;
-            while (!DRIVER.compareAndSet(this, 0, 1))
-            {
-                if (++spins < 100)
-                {
-                    Thread.onSpinWait();
-                }
-                else
-                {
-                    Thread.yield();
-                }
-            }
-            ioWaiting = false;
-        }
-        ioLocked = true;
-        return true;
+        return lock.lockIo();
     }
 
     /**
@@ -290,25 +263,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
      */
     void unlockIo(final boolean locked)
     {
-        if (!locked)
-        {
-            return;
-        }
-        ioLocked = false;
-        DRIVER.setRelease(this, 0);
-        while (requester.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
-        {
-            ioLocked = true;
-            try
-            {
-                requester.pump();
-            }
-            finally
-            {
-                ioLocked = false;
-                DRIVER.setRelease(this, 0);
-            }
-        }
+        lock.unlockIo(locked);
     }
 
     /** @return the socket for direct writes (epoll, established, not closing), or null. Driver lock held. */
@@ -380,22 +335,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         return reads;
     }
 
-    /** The driver lock as the I/O thread's read loop takes it. */
-    private final class ReadLock implements TcpReadOwnership.DriverLock
-    {
-        /** {@inheritDoc} */
-        public boolean lockLoop()
-        {
-            return lockIo();
-        }
-
-        /** {@inheritDoc} */
-        public void unlockLoop(final boolean locked)
-        {
-            unlockIo(locked);
-        }
-    }
-
     // ---------------------------------------------------------------- polling mode: CQ polling drives the socket
 
     /**
@@ -422,7 +361,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
      */
     int progress()
     {
-        if (null == socketFd || ioWaiting || !pollersReading() || !DRIVER.compareAndSet(this, 0, 1))
+        if (null == socketFd || lock.isIoWaiting() || !pollersReading() || !lock.tryLock())
         {
             return 0;
         }
@@ -441,7 +380,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
         finally
         {
-            DRIVER.setRelease(this, 0);
+            lock.unlock();
         }
         if (requester.isPumpWanted())
         {

@@ -15,12 +15,13 @@ import io.verbs4j.WcStatus;
 import io.verbs4j.spi.WorkQueue;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
-import org.agrona.UnsafeApi;
 
 /**
- * The initiator side of a connection (siw's {@code qp_tx}): walks the send queue in order on the I/O thread, turns
- * each request into a frame (header from a pooled buffer, payload straight from registered memory), and completes
- * requests from the target's responses. Sequence numbers are send-queue positions.
+ * The initiator side of a connection, its sending half (siw's {@code qp_tx}, Aeron's sender): walks the send queue
+ * in order and writes each request as a frame ({@link TcpRequestEncoder}: header from a pooled buffer, payload
+ * straight from registered memory), either straight to the socket from the posting or polling thread or through the
+ * event loop. It keeps the send window, which its {@link TcpResponseHandler} moves as the target's responses arrive
+ * ({@link TcpResponseHandler.Window}). Sequence numbers are send-queue positions.
  * <p>
  * Flow control: at most {@link TcpConfiguration#maxInflightBytes()} request bytes unacknowledged, and nothing new
  * while the socket is unwritable, so a slow receiver never makes this side buffer without bound. RNR: on an RNR NAK
@@ -34,16 +35,10 @@ import org.agrona.UnsafeApi;
  * leaves the rest to the event loop. The rest of a frame the socket took only in part goes into the ordered queue at
  * once ({@link #finishPartialFrame()}), ahead of anything written later.
  */
-final class TcpRequester implements Runnable, TcpResponseHandler.Window
+final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriverLock.PendingWork
 {
     private static final VarHandle PUMP_SCHEDULED;
     private static final VarHandle PUMP_WANTED;
-    private static final boolean NATIVE_LITTLE_ENDIAN =
-        java.nio.ByteOrder.LITTLE_ENDIAN == java.nio.ByteOrder.nativeOrder();
-    /** Unsignaled SEND/WRITEs between two that ask for an immediate ACK. */
-    private static final int ACK_REQUEST_INTERVAL = 16;
-    /** Payload above which a request is written by the I/O thread, not by the posting or polling thread. */
-    private static final int DIRECT_PAYLOAD_MAX = 16 * 1024;
     private static final long ACK_FRAME = Long.MIN_VALUE;
 
     static
@@ -64,6 +59,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
     private final TcpFrameDecoder decoder;
     private final TcpFrameWriter frames;
     private final long maxInflightBytes;
+    private final TcpRequestEncoder encoder;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
     private WorkQueue sendQueue;
@@ -75,8 +71,6 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
     private long partialPosition = -1;
     private long partialAck = -1;
     private long partialSkip;
-    private int sinceAckRequest;
-    private long ackWindow;
     private TcpResponder responder;
     private long nextTransmit;
     private long oldestUnacked;
@@ -92,6 +86,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         this.decoder = connection.decoder();
         this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
+        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes);
     }
 
     void start(final TcpQueuePair queuePair, final long initialSequence)
@@ -100,7 +95,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         sendQueue = queuePair.sendQueue();
         nextTransmit = initialSequence;
         oldestUnacked = initialSequence;
-        ackWindow = Math.max(1, sendQueue.depth() / 4);
+        encoder.start(sendQueue);
         responder = connection.responder();
     }
 
@@ -158,8 +153,8 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         }
     }
 
-    /** @return true if a poster asked for the send queue to be looked at. */
-    boolean isPumpWanted()
+    /** {@inheritDoc} */
+    public boolean isPumpWanted()
     {
         return 0 != (int)PUMP_WANTED.getVolatile(this);
     }
@@ -231,7 +226,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
                 {
                     break;
                 }
-                if (carriesLargePayload(pos))
+                if (encoder.carriesLargePayload(pos))
                 {
                     // Bulk goes through the I/O thread: the hand-off costs nothing next to the copy, and streams
                     // of large frames written by posting threads measured slower (benchmarks/RESULTS.md, issue 12).
@@ -243,7 +238,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
                     batchFull = true;
                     break;
                 }
-                final int kind = addDirect(writer, pos);
+                final int kind = encoder.addDirect(writer, pos, inflightBytes, oldestUnacked);
                 if (kind < 0)
                 {
                     writer.abandonFrame();
@@ -341,56 +336,6 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         }
     }
 
-    /**
-     * Adds the frame of request {@code pos} to a direct batch.
-     *
-     * @return 1 for a READ or atomic, 0 for another request, -1 if it needs the general path.
-     */
-    private int addDirect(final TcpDirectWriter writer, final long pos)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        final int length = (int)sendQueue.totalLength(pos);
-        final boolean inline = sendQueue.isInline(pos);
-        final FrameFlyweight header = writer.header();
-        final byte type = encodeHeader(header, pos, opcode, length);
-        if (inline)
-        {
-            if (length > 0)
-            {
-                UnsafeApi.copyMemory(sendQueue.inlineAddress(pos), writer.inlineAddress(), length);
-            }
-            writer.addHeader(length);
-        }
-        else if (FrameType.ATOMIC_REQUEST == type)
-        {
-            UnsafeApi.putLong(writer.inlineAddress(), littleEndian(sendQueue.compareAdd(pos)));
-            UnsafeApi.putLong(writer.inlineAddress() + 8, littleEndian(sendQueue.swap(pos)));
-            writer.addHeader(FrameFlyweight.ATOMIC_OPERANDS_LENGTH);
-        }
-        else
-        {
-            writer.addHeader(0);
-            if (FrameType.READ_REQUEST != type)
-            {
-                for (int i = 0, n = sendQueue.sgeCount(pos); i < n; i++)
-                {
-                    if (!writer.addRegion((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
-                        sendQueue.sgeLength(pos, i)))
-                    {
-                        return -1;
-                    }
-                }
-            }
-        }
-        writer.endFrame(pos);
-        return FrameType.READ_REQUEST == type || FrameType.ATOMIC_REQUEST == type ? 1 : 0;
-    }
-
-    private static long littleEndian(final long value)
-    {
-        return NATIVE_LITTLE_ENDIAN ? value : Long.reverseBytes(value);
-    }
-
     private void sent(final long pos, final long frameBytes)
     {
         final int opcode = sendQueue.opcode(pos);
@@ -435,7 +380,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         partialPosition = -1;
         final int skip = (int)partialSkip;
         partialSkip = 0;
-        final boolean resumed = writeRequest(pos, skip);
+        final boolean resumed = encoder.writeRequest(pos, skip, inflightBytes, oldestUnacked) >= 0;
         frames.outbound().remainderQueued();
         if (!resumed)
         {
@@ -533,7 +478,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
     }
 
     /** Sends what the send queue holds, as far as flow control allows. Event loop, driver lock held. */
-    void pump()
+    public void pump()
     {
         PUMP_WANTED.setVolatile(this, 0);
         if (hasPartial())
@@ -564,11 +509,13 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
             {
                 break;
             }
-            if (!writeRequest(pos, 0))
+            final int kind = encoder.writeRequest(pos, 0, inflightBytes, oldestUnacked);
+            if (kind < 0)
             {
                 qp.completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
                 break;
             }
+            outstandingReadsAndAtomics += kind;
             inflightBytes += cost;
             nextTransmit++;
             wrote = true;
@@ -593,183 +540,9 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window
         }
     }
 
-    /** @return whether request {@code pos} puts more than {@link #DIRECT_PAYLOAD_MAX} payload bytes on the wire. */
-    private boolean carriesLargePayload(final long pos)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
-            sendQueue.totalLength(pos) > DIRECT_PAYLOAD_MAX;
-    }
-
     private long cost(final long pos)
     {
-        final int opcode = sendQueue.opcode(pos);
-        return FrameFlyweight.HEADER_LENGTH + (Opcode.isAtomic(opcode) ? FrameFlyweight.ATOMIC_OPERANDS_LENGTH :
-            sendQueue.totalLength(pos));
-    }
-
-    /**
-     * Encodes the header of request {@code pos}.
-     *
-     * @return the frame type.
-     */
-    private byte encodeHeader(final FrameFlyweight header, final long pos, final int opcode, final int length)
-    {
-        byte type;
-        int flags = 0;
-        int argument = 0;
-        int payloadLength = length;
-        switch (opcode)
-        {
-            case Opcode.SEND:
-                type = FrameType.SEND;
-                break;
-            case Opcode.SEND_WITH_IMM:
-                type = FrameType.SEND;
-                flags = FrameFlyweight.FLAG_IMMEDIATE;
-                argument = sendQueue.immediateData(pos);
-                break;
-            case Opcode.RDMA_WRITE:
-                type = FrameType.WRITE;
-                break;
-            case Opcode.RDMA_WRITE_WITH_IMM:
-                type = FrameType.WRITE_WITH_IMM;
-                flags = FrameFlyweight.FLAG_IMMEDIATE;
-                argument = sendQueue.immediateData(pos);
-                break;
-            case Opcode.RDMA_READ:
-                type = FrameType.READ_REQUEST;
-                argument = length;
-                payloadLength = 0;
-                break;
-            default:
-                type = FrameType.ATOMIC_REQUEST;
-                flags = Opcode.ATOMIC_CMP_AND_SWP == opcode ? FrameFlyweight.FLAG_CMP_SWAP : 0;
-                payloadLength = FrameFlyweight.ATOMIC_OPERANDS_LENGTH;
-                break;
-        }
-        if (0 != (sendQueue.flags(pos) & SendRequest.SOLICITED))
-        {
-            flags |= FrameFlyweight.FLAG_SOLICITED;
-        }
-        if (FrameType.READ_REQUEST != type && FrameType.ATOMIC_REQUEST != type &&
-            (0 != (sendQueue.flags(pos) & SendRequest.SIGNALED) || ++sinceAckRequest >= ACK_REQUEST_INTERVAL ||
-            inflightBytes + cost(pos) >= maxInflightBytes / 4 || pos - oldestUnacked >= ackWindow))
-        {
-            flags |= FrameFlyweight.FLAG_ACK_REQUEST;
-            sinceAckRequest = 0;
-        }
-        header.encode(type, flags, payloadLength, pos, sendQueue.remoteAddress(pos), sendQueue.rkey(pos), argument);
-        return type;
-    }
-
-    /**
-     * Writes request {@code pos} through Netty (header from a pooled buffer, payload as region slices).
-     *
-     * @param pos  the request.
-     * @param skip bytes of the frame already on the wire (a poster's partial direct write), else 0.
-     * @return false if one of its regions was closed.
-     */
-    private boolean writeRequest(final long pos, final int skip)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        final int length = (int)sendQueue.totalLength(pos);
-        final boolean inline = sendQueue.isInline(pos);
-        byte type;
-        int payloadLength = length;
-        boolean payloadFromMemory = !inline;
-        switch (opcode)
-        {
-            case Opcode.RDMA_READ:
-                type = FrameType.READ_REQUEST;
-                payloadLength = 0;
-                payloadFromMemory = false;
-                break;
-            case Opcode.ATOMIC_FETCH_AND_ADD:
-            case Opcode.ATOMIC_CMP_AND_SWP:
-                type = FrameType.ATOMIC_REQUEST;
-                payloadLength = FrameFlyweight.ATOMIC_OPERANDS_LENGTH;
-                payloadFromMemory = false;
-                break;
-            default:
-                type = FrameType.SEND;
-                break;
-        }
-        int pieces = 0;
-        if (payloadFromMemory)
-        {
-            for (int i = 0, n = sendQueue.sgeCount(pos); i < n; i++)
-            {
-                pieces = frames.wrap((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
-                    sendQueue.sgeLength(pos, i), pieces);
-                if (pieces < 0)
-                {
-                    return false;
-                }
-            }
-        }
-        final int inFrame = inline ? length : type == FrameType.ATOMIC_REQUEST ? payloadLength : 0;
-        final ByteBuf buffer = frames.newFrame(inFrame);
-        encodeHeader(frames.outFrame(), pos, opcode, length);
-        if (inline && length > 0)
-        {
-            copyFromAddress(buffer, sendQueue.inlineAddress(pos), length);
-            counters.add(TcpCounter.BYTES_COPIED_ON_SEND, length);
-        }
-        else if (FrameType.ATOMIC_REQUEST == type)
-        {
-            buffer.writeLongLE(sendQueue.compareAdd(pos));
-            buffer.writeLongLE(sendQueue.swap(pos));
-        }
-        if (skip > 0)
-        {
-            skipWritten(buffer, pieces, skip);
-        }
-        frames.writeFrame(buffer);
-        frames.writePieces(pieces);
-        counters.add(TcpCounter.BYTES_SENT, payloadLength);
-        if (skip > 0)
-        {
-            // The poster's partial write: finishPartialFrame() does the accounting.
-            return true;
-        }
-        if (FrameType.READ_REQUEST == type || FrameType.ATOMIC_REQUEST == type)
-        {
-            outstandingReadsAndAtomics++;
-        }
-        return true;
-    }
-
-    /** Drops the first {@code skip} bytes of a frame (header buffer, then payload pieces): already on the wire. */
-    private void skipWritten(final ByteBuf header, final int pieces, final int skip)
-    {
-        int left = skip;
-        final int fromHeader = Math.min(left, header.readableBytes());
-        header.skipBytes(fromHeader);
-        left -= fromHeader;
-        final RegionByteBuf[] slices = frames.pieces();
-        for (int i = 0; i < pieces && left > 0; i++)
-        {
-            final int fromPiece = Math.min(left, slices[i].readableBytes());
-            slices[i].skipBytes(fromPiece);
-            left -= fromPiece;
-        }
-    }
-
-    private static void copyFromAddress(final ByteBuf buffer, final long address, final int length)
-    {
-        if (buffer.hasMemoryAddress())
-        {
-            UnsafeApi.copyMemory(address, buffer.memoryAddress() + buffer.writerIndex(), length);
-            buffer.writerIndex(buffer.writerIndex() + length);
-        }
-        else
-        {
-            for (int i = 0; i < length; i++)
-            {
-                buffer.writeByte(UnsafeApi.getByte(address + i));
-            }
-        }
+        return encoder.cost(pos);
     }
 
     // ---------------------------------------------------------------- the send window, as responses move it
