@@ -28,7 +28,8 @@ import io.verbs4j.tcp.protocol.FrameType;
 /**
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline, and the glue between the
  * parts that do the work (Netty's handler half beside the codec half). It owns the channel's life cycle (events,
- * close, failures), the socket's direct descriptor and the reads by polling threads, and it dispatches the frames
+ * close, failures) and the socket's direct descriptor (read by polling threads through its {@link TcpSocketPoller}),
+ * and it dispatches the frames
  * its {@link TcpFrameDecoder} hands over ({@link TcpFrameDecoder.FrameListener}): handshake frames to its
  * {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
  * {@link TcpResponseHandler} (initiator side). The {@link TcpRequester} sends, the {@link TcpFrameWriter} builds
@@ -36,7 +37,7 @@ import io.verbs4j.tcp.protocol.FrameType;
  * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
- * with a log line; other connections carry on. Every method but {@link #localError()}, {@link #progress()}, the
+ * with a log line; other connections carry on. Every method but {@link #localError()}, the
  * accept/reject calls and the driver lock runs on the channel's event loop.
  * <p>
  * Driver lock ({@link TcpDriverLock}): the connection's state (requester, responder, decoder) and the right to write
@@ -50,7 +51,8 @@ import io.verbs4j.tcp.protocol.FrameType;
  * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFrameDecoder.FrameListener
+final class TcpConnection extends ChannelInboundHandlerAdapter
+    implements TcpFrameDecoder.FrameListener, TcpSocketPoller.Link
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
     private static final VarHandle DRAIN_SCHEDULED;
@@ -66,16 +68,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
             throw new ExceptionInInitializerError(ex);
         }
     }
-
-    private static final int POLL_READS_PER_CALL = 4;
-    /**
-     * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
-     * read) polling threads keep reading a connection; then they leave it to the I/O thread until the next such
-     * sign. A waiter's spin phase thus stops making a system call per step once nothing came for a round trip and
-     * more, and leaves the CPU to the threads that write (on a 2-core machine a spin phase full of system calls
-     * starved them).
-     */
-    static final long POLLER_PATIENCE_NS = 200_000;
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -95,14 +87,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     private final Runnable drainTask = this::drainLocked;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
-    private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable closeTask = this::closeLocked;
-    private boolean pollDriven;
-    private boolean polled;
-    private boolean readsShared;
     private final TcpDriverLock lock;
-    private final TcpReadOwnership reads;
-    private ScheduledFuture<?> backstop;
+    private final TcpSocketPoller poller;
 
     private ChannelHandlerContext ctx;
     private volatile TcpQueuePair qp;
@@ -156,9 +143,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
         this.requester = new TcpRequester(this);
         this.lock = new TcpDriverLock(requester);
-        this.reads = new TcpReadOwnership(lock, this::decodeRead);
         this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
+        this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, requester, responder);
         this.handshake = clientSide ? new TcpHandshake(device, new HandshakeSession(), qp, privateData, future) :
             new TcpHandshake(device, new HandshakeSession(), listener);
     }
@@ -203,7 +190,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         return writer;
     }
 
-    boolean isEstablished()
+    /** {@inheritDoc} */
+    public boolean isEstablished()
     {
         return established;
     }
@@ -279,38 +267,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         if (ctx.channel() instanceof UnixChannel && null == device.tls())
         {
             socketFd = ((UnixChannel)ctx.channel()).fd();
-            if (configuration.pollingMode())
-            {
-                startPollDriven();
-            }
-            else if (readsShared)
-            {
-                // Event mode: Netty keeps reading (idle connections, parked waiters), and a thread polling a
-                // completion queue of this device reads too, whoever comes first (TcpReadOwnership).
-                polled = true;
-                device.addPolled(this);
-            }
-        }
-    }
-
-    /**
-     * Channel set-up, before the first read: where pollers may read this socket (epoll without TLS, polling mode or
-     * {@link TcpConfiguration#pollerReads()}), the I/O thread's read loops take the driver lock.
-     */
-    private void shareReads()
-    {
-        if (ctx.channel() instanceof io.netty.channel.epoll.EpollSocketChannel && null == device.tls() &&
-            (configuration.pollingMode() || configuration.pollerReads()))
-        {
-            final io.netty.channel.ChannelConfig config = ctx.channel().config();
-            config.setRecvByteBufAllocator(reads.lockingAllocator(config.getRecvByteBufAllocator()));
-            readsShared = true;
+            poller.start();
         }
     }
 
     /**
      * Any thread: input is likely soon (a post or a frame written will be answered; data came, more may follow), so
-     * polling threads read this socket again (event mode, see {@link #POLLER_PATIENCE_NS}).
+     * polling threads read this socket again (event mode, see {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
      */
     void expectInput()
     {
@@ -326,129 +289,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
     /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
     boolean pollersReading()
     {
-        return pollDriven || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
+        return poller.pollersReading();
     }
 
     /** @return the socket's read ownership (tests, diagnostics). */
     TcpReadOwnership reads()
     {
-        return reads;
-    }
-
-    // ---------------------------------------------------------------- polling mode: CQ polling drives the socket
-
-    /**
-     * Polling mode on epoll: Netty stops reading this socket; reads happen in {@link #progress()} (from the
-     * application's completion-queue polling, through the device's {@code Progress}) and, as a backstop for
-     * applications that do not poll (one-sided targets) and for failure detection, on the I/O thread every
-     * {@link TcpConfiguration#pollBackstopNs()}.
-     */
-    private void startPollDriven()
-    {
-        pollDriven = true;
-        polled = true;
-        ctx.channel().config().setAutoRead(false);
-        final long interval = configuration.pollBackstopNs();
-        backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
-        device.addPolled(this);
-    }
-
-    /**
-     * Any thread (the device's {@code Progress}, driven by CQ polling): reads what the socket holds and handles it,
-     * if the driver lock is free. Never blocks.
-     *
-     * @return units of work done (socket reads with data), 0 when idle or busy elsewhere.
-     */
-    int progress()
-    {
-        if (null == socketFd || lock.isIoWaiting() || !pollersReading() || !lock.tryLock())
-        {
-            return 0;
-        }
-        int work = 0;
-        try
-        {
-            writer.clearWrittenFromApplication();
-            final long framesBefore = decoder.framesDecoded();
-            work = pollSocket();
-            if (work > 0)
-            {
-                expectInput();
-                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, decoder.framesDecoded() - framesBefore);
-                afterPollFromApplication();
-            }
-        }
-        finally
-        {
-            lock.unlock();
-        }
-        if (requester.isPumpWanted())
-        {
-            requester.requestPump();
-        }
-        return work;
-    }
-
-    private int pollSocket()
-    {
-        final FileDescriptor fd = socketFd;
-        if (null == fd || closed)
-        {
-            return 0;
-        }
-        final int work = reads.read(fd, POLL_READS_PER_CALL);
-        if (TcpReadOwnership.END_OF_STREAM == work)
-        {
-            scheduleClose();
-            return 0;
-        }
-        if (work > 0)
-        {
-            liveness.heard();
-        }
-        return work;
-    }
-
-    /**
-     * After a read on an application thread: counters, then ACKs and further sends, straight to the socket where
-     * nothing waits, else in order behind what waits (the responses this read produced, among others).
-     */
-    private void afterPollFromApplication()
-    {
-        decoder.publishReceiveCounters();
-        if (established && !closed)
-        {
-            if (requester.hasUnsent())
-            {
-                // A direct batch carries the deferred ACK too.
-                requester.pumpFromPoller();
-            }
-            if (responder.isAckRequested() && !requester.writeAckDirect())
-            {
-                // Frames wait (responses of this read, or Netty's): the ACK goes behind them.
-                responder.flushDeferredAck();
-            }
-        }
-        if (writer.takeWrittenFromApplication())
-        {
-            outbound.flush();
-        }
-    }
-
-    private void onBackstopTick()
-    {
-        final boolean locked = lockIo();
-        try
-        {
-            if (pollDriven && !closed && pollSocket() > 0)
-            {
-                onReadComplete();
-            }
-        }
-        finally
-        {
-            unlockIo(locked);
-        }
+        return poller.reads();
     }
 
     /** Event loop: moves the frames other threads produced into Netty, in order, and flushes. */
@@ -525,7 +372,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
     }
 
-    private void scheduleClose()
+    /** {@inheritDoc} */
+    public void scheduleClose()
     {
         socketFd = null;
         if (inEventLoop())
@@ -558,7 +406,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         this.ctx = ctx;
         writer.attach(ctx);
         handshake.attach(ctx);
-        shareReads();
+        poller.shareReads(ctx);
     }
 
     /** {@inheritDoc} */
@@ -600,7 +448,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         }
     }
 
-    private void onReadComplete()
+    /** {@inheritDoc} */
+    public void onReadComplete()
     {
         decoder.publishReceiveCounters();
         if (established && !closed)
@@ -693,15 +542,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
         {
             heartbeat.cancel(false);
         }
-        if (null != backstop)
-        {
-            backstop.cancel(false);
-        }
-        if (polled)
-        {
-            polled = false;
-            device.removePolled(this);
-        }
+        poller.stop();
         decoder.sink().clear();
         outbound.close();
         handshake.onInactive();
@@ -721,17 +562,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
             }
         }
         writer.close();
-        reads.release();
+        poller.release();
     }
 
     // ---------------------------------------------------------------- decoded frames
-
-    /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
-    private boolean decodeRead(final ByteBuf in)
-    {
-        decoder.decode(in);
-        return !closed;
-    }
 
     /** {@inheritDoc} */
     public boolean onFrameHeader(
@@ -834,6 +668,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpFra
 
     /** {@inheritDoc} */
     public FileDescriptor directReadFd()
+    {
+        return socketFd;
+    }
+
+    /** {@inheritDoc} */
+    public FileDescriptor socketFd()
     {
         return socketFd;
     }

@@ -11,7 +11,7 @@ import java.lang.invoke.VarHandle;
  * the right to read and write its socket belong to whoever holds it. The event loop takes it in each of its entry
  * points ({@link #lockIo()}, which spins the few microseconds a poster or poller may hold it, and asks pollers to
  * step aside meanwhile); a posting thread ({@link TcpRequester#requestPump()}) or a thread polling a completion
- * queue ({@link TcpConnection#progress()}) only tries ({@link #tryLock()}), never waits. When the event loop
+ * queue ({@link TcpSocketPoller#progress()}) only tries ({@link #tryLock()}), never waits. When the event loop
  * releases it, it sends what a poster left for it while it held the lock ({@link PendingWork}).
  * <p>
  * Threading: any thread; {@link #lockIo()}, {@link #unlockIo(boolean)} on the connection's event loop only.

@@ -10,7 +10,7 @@ import io.verbs4j.spi.SilenceDetector;
  * after {@link TcpConfiguration#peerTimeoutNs()} of silence, not counting gaps in which this side itself was not
  * running), writes the deferred ACK, and writes a HEARTBEAT if nothing else went out since the previous tick. It also
  * remembers when input last looked likely (a post or a frame written will be answered, data came), which tells
- * polling threads whether to keep reading the socket (event mode, {@link TcpConnection#POLLER_PATIENCE_NS}).
+ * polling threads whether to keep reading the socket (event mode, {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
  * <p>
  * Threading: {@link #tick} runs on the event loop (a fixed-rate task) holding the connection's driver lock; the
  * signs of activity ({@link #heard()}, {@link #wrote()}) are given by whoever holds the driver lock (the event loop,
