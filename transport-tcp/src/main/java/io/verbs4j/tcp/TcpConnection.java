@@ -4,8 +4,6 @@
 package io.verbs4j.tcp;
 
 import java.lang.System.Logger;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -16,7 +14,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.FileDescriptor;
@@ -55,19 +52,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     implements TcpFrameDecoder.FrameListener, TcpSocketPoller.Link
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
-    private static final VarHandle DRAIN_SCHEDULED;
-
-    static
-    {
-        try
-        {
-            DRAIN_SCHEDULED = MethodHandles.lookup().findVarHandle(TcpConnection.class, "drainScheduled", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
 
     private final TcpDevice device;
     private final TcpConfiguration configuration;
@@ -79,12 +63,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpFrameDecoder decoder;
     private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
     private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
-    @SuppressWarnings("unused")
-    private volatile int drainScheduled;
-    private final TcpOutbound outbound = new TcpOutbound(new OutboundWire());
+    private final TcpNettyWire wire = new TcpNettyWire();
+    private final TcpOutbound outbound = new TcpOutbound(wire);
     private final TcpLiveness liveness;
     private final TcpFrameWriter writer;
-    private final Runnable drainTask = this::drainLocked;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
     private final Runnable closeTask = this::closeLocked;
@@ -143,6 +125,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
         this.requester = new TcpRequester(this);
         this.lock = new TcpDriverLock(requester);
+        wire.bind(lock, outbound);
         this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
         this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, requester, responder);
@@ -298,67 +281,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return poller.reads();
     }
 
-    /** Event loop: moves the frames other threads produced into Netty, in order, and flushes. */
-    private void drainLocked()
-    {
-        DRAIN_SCHEDULED.setVolatile(this, 0);
-        final boolean locked = lockIo();
-        try
-        {
-            outbound.flush();
-        }
-        finally
-        {
-            unlockIo(locked);
-        }
-    }
-
-    /** The connection's side of {@link TcpOutbound}: Netty on the event loop, and the task that drains the queue. */
-    private final class OutboundWire implements TcpOutbound.Wire
-    {
-        /** {@inheritDoc} */
-        public boolean inEventLoop()
-        {
-            return ctx.executor().inEventLoop();
-        }
-
-        /** {@inheritDoc} */
-        public void write(final ByteBuf frame)
-        {
-            ctx.write(frame, ctx.voidPromise());
-        }
-
-        /** {@inheritDoc} */
-        public void flush()
-        {
-            ctx.flush();
-        }
-
-        /** {@inheritDoc} */
-        public boolean nettyIdle()
-        {
-            final ChannelOutboundBuffer buffer = ctx.channel().unsafe().outboundBuffer();
-            return null != buffer && 0 == buffer.totalPendingWriteBytes();
-        }
-
-        /** {@inheritDoc} */
-        public void requestDrain()
-        {
-            if (DRAIN_SCHEDULED.compareAndSet(TcpConnection.this, 0, 1))
-            {
-                try
-                {
-                    ctx.executor().execute(drainTask);
-                }
-                catch (final java.util.concurrent.RejectedExecutionException ex)
-                {
-                    // The event loop is shutting down: the channel closes and onInactive releases what waits.
-                    DRAIN_SCHEDULED.setVolatile(TcpConnection.this, 0);
-                }
-            }
-        }
-    }
-
     private void closeLocked()
     {
         final boolean locked = lockIo();
@@ -404,6 +326,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        wire.attach(ctx);
         writer.attach(ctx);
         handshake.attach(ctx);
         poller.shareReads(ctx);
