@@ -255,7 +255,7 @@ final class TcpHandshake
         ctx.write(buffer, ctx.voidPromise());
     }
 
-    static boolean isTlsFailure(final Throwable cause)
+    private static boolean isTlsFailure(final Throwable cause)
     {
         for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
         {
@@ -281,8 +281,7 @@ final class TcpHandshake
         }
         final String reason = TcpTls.describe(cause);
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + session.peer() +
-            ": TLS handshake failed: " +
-            reason);
+            ": TLS handshake failed: " + reason);
         counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         if (null != connectFuture)
         {
@@ -401,8 +400,7 @@ final class TcpHandshake
             return;
         }
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + session.peer() +
-            ": authentication failed: " +
-            reason);
+            ": authentication failed: " + reason);
         counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
         final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
@@ -519,8 +517,7 @@ final class TcpHandshake
         if (authRefusal)
         {
             LOG.log(Level.WARNING, "verbs4j tcp: " + session.peer() +
-                " refused the connection: authentication failed: " +
-                reason);
+                " refused the connection: authentication failed: " + reason);
             counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
         }
         if (null != connectFuture)
