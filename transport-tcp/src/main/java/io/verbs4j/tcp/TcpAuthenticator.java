@@ -10,7 +10,7 @@ import io.verbs4j.tcp.protocol.FrameFlyweight;
 /**
  * One connection's side of the authentication that precedes the connection handshake when a cluster secret is
  * configured (the frames are in {@link io.verbs4j.tcp.protocol.FrameType}, the proofs in {@link ChallengeResponse}).
- * It holds the nonces and the phase; {@link TcpConnection} does the I/O and the refusals. Without a secret it is
+ * It holds the nonces and the phase; {@link TcpHandshake} does the I/O and the refusals. Without a secret it is
  * authenticated from the start and the handshake is the unauthenticated one. Event loop only.
  */
 final class TcpAuthenticator

@@ -14,12 +14,12 @@ import io.verbs4j.QueuePair;
  */
 final class TcpConnectionRequest implements ConnectionRequest
 {
-    private final TcpConnection connection;
+    private final TcpHandshake connection;
     private final byte[] privateData;
     private final String peer;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    TcpConnectionRequest(final TcpConnection connection, final byte[] privateData, final String peer)
+    TcpConnectionRequest(final TcpHandshake connection, final byte[] privateData, final String peer)
     {
         this.connection = connection;
         this.privateData = privateData;

@@ -53,13 +53,13 @@ public final class TcpDevice extends AbstractDevice
      */
     private final io.netty.buffer.ByteBufAllocator offLoopFrames =
         new io.netty.buffer.PooledByteBufAllocator(true, 0, 1, 8192, 3, 0, 0, false);
-    private volatile TcpConnection[] polled = new TcpConnection[0];
+    private volatile TcpSocketPoller[] polled = new TcpSocketPoller[0];
     private final Progress pollProgress = () ->
     {
         int work = 0;
-        for (final TcpConnection connection : polled)
+        for (final TcpSocketPoller poller : polled)
         {
-            work += connection.progress();
+            work += poller.progress();
         }
         return work;
     };
@@ -142,10 +142,10 @@ public final class TcpDevice extends AbstractDevice
      *
      * @param connection the connection.
      */
-    synchronized void addPolled(final TcpConnection connection)
+    synchronized void addPolled(final TcpSocketPoller connection)
     {
-        final TcpConnection[] current = polled;
-        final TcpConnection[] next = java.util.Arrays.copyOf(current, current.length + 1);
+        final TcpSocketPoller[] current = polled;
+        final TcpSocketPoller[] next = java.util.Arrays.copyOf(current, current.length + 1);
         next[current.length] = connection;
         polled = next;
     }
@@ -153,12 +153,12 @@ public final class TcpDevice extends AbstractDevice
     /**
      * @param connection a connection given to {@link #addPolled}, now closed.
      */
-    synchronized void removePolled(final TcpConnection connection)
+    synchronized void removePolled(final TcpSocketPoller connection)
     {
-        final TcpConnection[] current = polled;
+        final TcpSocketPoller[] current = polled;
         int kept = 0;
-        final TcpConnection[] next = new TcpConnection[current.length];
-        for (final TcpConnection c : current)
+        final TcpSocketPoller[] next = new TcpSocketPoller[current.length];
+        for (final TcpSocketPoller c : current)
         {
             if (c != connection)
             {

@@ -16,7 +16,7 @@ import org.agrona.BufferUtil;
 
 /**
  * Who reads a connection's socket: one reader at a time, whether it is the I/O thread (Netty's read loop) or a
- * thread polling a completion queue ({@link TcpConnection#progress()}, UCX's {@code worker.progress()} model: a
+ * thread polling a completion queue ({@link TcpSocketPoller#progress()}, UCX's {@code worker.progress()} model: a
  * completion reaches a polling thread with no wake-up).
  * <p>
  * The invariant: bytes are decoded in the order the socket delivered them. Two readers that each read and then

@@ -10,18 +10,18 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
-import io.verbs4j.QueuePairConfig;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.spi.WorkQueue;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
 import io.verbs4j.tcp.protocol.FrameType;
-import org.agrona.UnsafeApi;
 
 /**
- * The initiator side of a connection (siw's {@code qp_tx}): walks the send queue in order on the I/O thread, turns
- * each request into a frame (header from a pooled buffer, payload straight from registered memory), and completes
- * requests from the target's responses. Sequence numbers are send-queue positions.
+ * The initiator side of a connection, its sending half (siw's {@code qp_tx}, Aeron's sender): walks the send queue
+ * in order and writes each request as a frame ({@link TcpRequestEncoder}: header from a pooled buffer, payload
+ * straight from registered memory), either straight to the socket from the posting or polling thread or through the
+ * event loop. It keeps the send window, which its {@link TcpResponseHandler} moves as the target's responses arrive
+ * ({@link TcpResponseHandler.Window}). Sequence numbers are send-queue positions.
  * <p>
  * Flow control: at most {@link TcpConfiguration#maxInflightBytes()} request bytes unacknowledged, and nothing new
  * while the socket is unwritable, so a slow receiver never makes this side buffer without bound. RNR: on an RNR NAK
@@ -35,20 +35,11 @@ import org.agrona.UnsafeApi;
  * leaves the rest to the event loop. The rest of a frame the socket took only in part goes into the ordered queue at
  * once ({@link #finishPartialFrame()}), ahead of anything written later.
  */
-final class TcpRequester implements Runnable
+final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriverLock.PendingWork
 {
     private static final VarHandle PUMP_SCHEDULED;
     private static final VarHandle PUMP_WANTED;
-    private static final boolean NATIVE_LITTLE_ENDIAN =
-        java.nio.ByteOrder.LITTLE_ENDIAN == java.nio.ByteOrder.nativeOrder();
-    /** Unsignaled SEND/WRITEs between two that ask for an immediate ACK. */
-    private static final int ACK_REQUEST_INTERVAL = 16;
-    /** Payload above which a request is written by the I/O thread, not by the posting or polling thread. */
-    private static final int DIRECT_PAYLOAD_MAX = 16 * 1024;
     private static final long ACK_FRAME = Long.MIN_VALUE;
-    private static final int ACTION_NONE = 0;
-    private static final int ACTION_READ = 1;
-    private static final int ACTION_READ_FAILED = 2;
 
     static
     {
@@ -65,7 +56,10 @@ final class TcpRequester implements Runnable
 
     private final TcpConnection connection;
     private final TcpCounters counters;
+    private final TcpFrameDecoder decoder;
+    private final TcpFrameWriter frames;
     private final long maxInflightBytes;
+    private final TcpRequestEncoder encoder;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
     private WorkQueue sendQueue;
@@ -77,25 +71,22 @@ final class TcpRequester implements Runnable
     private long partialPosition = -1;
     private long partialAck = -1;
     private long partialSkip;
-    private int sinceAckRequest;
-    private long ackWindow;
     private TcpResponder responder;
     private long nextTransmit;
     private long oldestUnacked;
     private long inflightBytes;
     private int outstandingReadsAndAtomics;
     private boolean rnrWaiting;
-    private long rnrSequence = -1;
-    private int rnrRetriesUsed;
     private boolean progressed;
-    private int responseAction;
-    private long responseSequence;
 
     TcpRequester(final TcpConnection connection)
     {
         this.connection = connection;
         this.counters = connection.counters();
+        this.decoder = connection.decoder();
+        this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
+        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes);
     }
 
     void start(final TcpQueuePair queuePair, final long initialSequence)
@@ -104,7 +95,7 @@ final class TcpRequester implements Runnable
         sendQueue = queuePair.sendQueue();
         nextTransmit = initialSequence;
         oldestUnacked = initialSequence;
-        ackWindow = Math.max(1, sendQueue.depth() / 4);
+        encoder.start(sendQueue);
         responder = connection.responder();
     }
 
@@ -162,8 +153,8 @@ final class TcpRequester implements Runnable
         }
     }
 
-    /** @return true if a poster asked for the send queue to be looked at. */
-    boolean isPumpWanted()
+    /** {@inheritDoc} */
+    public boolean isPumpWanted()
     {
         return 0 != (int)PUMP_WANTED.getVolatile(this);
     }
@@ -204,10 +195,10 @@ final class TcpRequester implements Runnable
             // Nothing to send now: the handshake, the flush or the RNR timer takes it from here.
             return true;
         }
-        final TcpDirectWriter writer = connection.directWriter();
+        final TcpDirectWriter writer = frames.directWriter();
         while (true)
         {
-            if (hasPartial() || !connection.mayWriteDirect())
+            if (hasPartial() || !frames.mayWriteDirect())
             {
                 return nextTransmit >= sendQueue.posted();
             }
@@ -235,7 +226,7 @@ final class TcpRequester implements Runnable
                 {
                     break;
                 }
-                if (carriesLargePayload(pos))
+                if (encoder.carriesLargePayload(pos))
                 {
                     // Bulk goes through the I/O thread: the hand-off costs nothing next to the copy, and streams
                     // of large frames written by posting threads measured slower (benchmarks/RESULTS.md, issue 12).
@@ -247,7 +238,7 @@ final class TcpRequester implements Runnable
                     batchFull = true;
                     break;
                 }
-                final int kind = addDirect(writer, pos);
+                final int kind = encoder.addDirect(writer, pos, inflightBytes, oldestUnacked);
                 if (kind < 0)
                 {
                     writer.abandonFrame();
@@ -272,11 +263,11 @@ final class TcpRequester implements Runnable
                 writer.addHeader(0);
                 writer.endFrame(ACK_FRAME);
             }
-            final int frames = writer.frameCount();
+            final int frameCount = writer.frameCount();
             final long written = writer.write(fd);
             long frameStart = 0;
             boolean complete = true;
-            for (int i = 0; i < frames; i++)
+            for (int i = 0; i < frameCount; i++)
             {
                 final long framePos = writer.framePosition(i);
                 final long frameEnd = writer.frameEnd(i);
@@ -299,7 +290,7 @@ final class TcpRequester implements Runnable
                 {
                     if (written > frameStart)
                     {
-                        connection.outbound().directWriteTookPart();
+                        frames.outbound().directWriteTookPart();
                         partialSkip = written - frameStart;
                         if (isAck)
                         {
@@ -322,7 +313,7 @@ final class TcpRequester implements Runnable
             writer.reset();
             if (written > 0)
             {
-                connection.wroteDirect();
+                frames.wroteDirect();
             }
             if (hasPartial())
             {
@@ -343,56 +334,6 @@ final class TcpRequester implements Runnable
                 return true;
             }
         }
-    }
-
-    /**
-     * Adds the frame of request {@code pos} to a direct batch.
-     *
-     * @return 1 for a READ or atomic, 0 for another request, -1 if it needs the general path.
-     */
-    private int addDirect(final TcpDirectWriter writer, final long pos)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        final int length = (int)sendQueue.totalLength(pos);
-        final boolean inline = sendQueue.isInline(pos);
-        final FrameFlyweight header = writer.header();
-        final byte type = encodeHeader(header, pos, opcode, length);
-        if (inline)
-        {
-            if (length > 0)
-            {
-                UnsafeApi.copyMemory(sendQueue.inlineAddress(pos), writer.inlineAddress(), length);
-            }
-            writer.addHeader(length);
-        }
-        else if (FrameType.ATOMIC_REQUEST == type)
-        {
-            UnsafeApi.putLong(writer.inlineAddress(), littleEndian(sendQueue.compareAdd(pos)));
-            UnsafeApi.putLong(writer.inlineAddress() + 8, littleEndian(sendQueue.swap(pos)));
-            writer.addHeader(FrameFlyweight.ATOMIC_OPERANDS_LENGTH);
-        }
-        else
-        {
-            writer.addHeader(0);
-            if (FrameType.READ_REQUEST != type)
-            {
-                for (int i = 0, n = sendQueue.sgeCount(pos); i < n; i++)
-                {
-                    if (!writer.addRegion((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
-                        sendQueue.sgeLength(pos, i)))
-                    {
-                        return -1;
-                    }
-                }
-            }
-        }
-        writer.endFrame(pos);
-        return FrameType.READ_REQUEST == type || FrameType.ATOMIC_REQUEST == type ? 1 : 0;
-    }
-
-    private static long littleEndian(final long value)
-    {
-        return NATIVE_LITTLE_ENDIAN ? value : Long.reverseBytes(value);
     }
 
     private void sent(final long pos, final long frameBytes)
@@ -420,14 +361,14 @@ final class TcpRequester implements Runnable
         if (partialAck >= 0)
         {
             final long ack = partialAck;
-            final ByteBuf buffer = connection.newFrame(0);
-            connection.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
+            final ByteBuf buffer = frames.newFrame(0);
+            frames.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
             buffer.skipBytes((int)partialSkip);
             partialAck = -1;
             partialSkip = 0;
-            connection.writeFrame(buffer);
-            connection.outbound().remainderQueued();
-            connection.flush();
+            frames.writeFrame(buffer);
+            frames.outbound().remainderQueued();
+            frames.flush();
             responder.ackSent(ack);
             return;
         }
@@ -439,8 +380,8 @@ final class TcpRequester implements Runnable
         partialPosition = -1;
         final int skip = (int)partialSkip;
         partialSkip = 0;
-        final boolean resumed = writeRequest(pos, skip);
-        connection.outbound().remainderQueued();
+        final boolean resumed = encoder.writeRequest(pos, skip, inflightBytes, oldestUnacked) >= 0;
+        frames.outbound().remainderQueued();
         if (!resumed)
         {
             // A region was closed under a half-sent frame: the stream cannot be resumed.
@@ -458,7 +399,7 @@ final class TcpRequester implements Runnable
             }
             nextTransmit = pos + 1;
         }
-        connection.flush();
+        frames.flush();
     }
 
     /**
@@ -501,11 +442,11 @@ final class TcpRequester implements Runnable
             return true;
         }
         final FileDescriptor fd = connection.directFd();
-        if (null == fd || hasPartial() || !connection.mayWriteDirect())
+        if (null == fd || hasPartial() || !frames.mayWriteDirect())
         {
             return false;
         }
-        final TcpDirectWriter writer = connection.directWriter();
+        final TcpDirectWriter writer = frames.directWriter();
         writer.reset();
         writer.header().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
         writer.addHeader(0);
@@ -516,10 +457,10 @@ final class TcpRequester implements Runnable
         {
             return false;
         }
-        connection.wroteDirect();
+        frames.wroteDirect();
         if (written < FrameFlyweight.HEADER_LENGTH)
         {
-            connection.outbound().directWriteTookPart();
+            frames.outbound().directWriteTookPart();
             partialAck = ack;
             partialSkip = written;
             finishPartialFrame();
@@ -537,7 +478,7 @@ final class TcpRequester implements Runnable
     }
 
     /** Sends what the send queue holds, as far as flow control allows. Event loop, driver lock held. */
-    void pump()
+    public void pump()
     {
         PUMP_WANTED.setVolatile(this, 0);
         if (hasPartial())
@@ -568,11 +509,13 @@ final class TcpRequester implements Runnable
             {
                 break;
             }
-            if (!writeRequest(pos, 0))
+            final int kind = encoder.writeRequest(pos, 0, inflightBytes, oldestUnacked);
+            if (kind < 0)
             {
                 qp.completeSend(pos, WcStatus.LOC_PROT_ERR, 0);
                 break;
             }
+            outstandingReadsAndAtomics += kind;
             inflightBytes += cost;
             nextTransmit++;
             wrote = true;
@@ -580,7 +523,7 @@ final class TcpRequester implements Runnable
         if (wrote)
         {
             responder.flushDeferredAck();
-            connection.flush();
+            frames.flush();
         }
     }
 
@@ -597,361 +540,60 @@ final class TcpRequester implements Runnable
         }
     }
 
-    /** @return whether request {@code pos} puts more than {@link #DIRECT_PAYLOAD_MAX} payload bytes on the wire. */
-    private boolean carriesLargePayload(final long pos)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
-            sendQueue.totalLength(pos) > DIRECT_PAYLOAD_MAX;
-    }
-
     private long cost(final long pos)
     {
-        final int opcode = sendQueue.opcode(pos);
-        return FrameFlyweight.HEADER_LENGTH + (Opcode.isAtomic(opcode) ? FrameFlyweight.ATOMIC_OPERANDS_LENGTH :
-            sendQueue.totalLength(pos));
+        return encoder.cost(pos);
     }
 
-    /**
-     * Encodes the header of request {@code pos}.
-     *
-     * @return the frame type.
-     */
-    private byte encodeHeader(final FrameFlyweight header, final long pos, final int opcode, final int length)
+    // ---------------------------------------------------------------- the send window, as responses move it
+
+    /** {@inheritDoc} */
+    public long oldestUnacked()
     {
-        byte type;
-        int flags = 0;
-        int argument = 0;
-        int payloadLength = length;
-        switch (opcode)
-        {
-            case Opcode.SEND:
-                type = FrameType.SEND;
-                break;
-            case Opcode.SEND_WITH_IMM:
-                type = FrameType.SEND;
-                flags = FrameFlyweight.FLAG_IMMEDIATE;
-                argument = sendQueue.immediateData(pos);
-                break;
-            case Opcode.RDMA_WRITE:
-                type = FrameType.WRITE;
-                break;
-            case Opcode.RDMA_WRITE_WITH_IMM:
-                type = FrameType.WRITE_WITH_IMM;
-                flags = FrameFlyweight.FLAG_IMMEDIATE;
-                argument = sendQueue.immediateData(pos);
-                break;
-            case Opcode.RDMA_READ:
-                type = FrameType.READ_REQUEST;
-                argument = length;
-                payloadLength = 0;
-                break;
-            default:
-                type = FrameType.ATOMIC_REQUEST;
-                flags = Opcode.ATOMIC_CMP_AND_SWP == opcode ? FrameFlyweight.FLAG_CMP_SWAP : 0;
-                payloadLength = FrameFlyweight.ATOMIC_OPERANDS_LENGTH;
-                break;
-        }
-        if (0 != (sendQueue.flags(pos) & SendRequest.SOLICITED))
-        {
-            flags |= FrameFlyweight.FLAG_SOLICITED;
-        }
-        if (FrameType.READ_REQUEST != type && FrameType.ATOMIC_REQUEST != type &&
-            (0 != (sendQueue.flags(pos) & SendRequest.SIGNALED) || ++sinceAckRequest >= ACK_REQUEST_INTERVAL ||
-            inflightBytes + cost(pos) >= maxInflightBytes / 4 || pos - oldestUnacked >= ackWindow))
-        {
-            flags |= FrameFlyweight.FLAG_ACK_REQUEST;
-            sinceAckRequest = 0;
-        }
-        header.encode(type, flags, payloadLength, pos, sendQueue.remoteAddress(pos), sendQueue.rkey(pos), argument);
-        return type;
+        return oldestUnacked;
     }
 
-    /**
-     * Writes request {@code pos} through Netty (header from a pooled buffer, payload as region slices).
-     *
-     * @param pos  the request.
-     * @param skip bytes of the frame already on the wire (a poster's partial direct write), else 0.
-     * @return false if one of its regions was closed.
-     */
-    private boolean writeRequest(final long pos, final int skip)
+    /** {@inheritDoc} */
+    public long nextTransmit()
     {
-        final int opcode = sendQueue.opcode(pos);
-        final int length = (int)sendQueue.totalLength(pos);
-        final boolean inline = sendQueue.isInline(pos);
-        byte type;
-        int payloadLength = length;
-        boolean payloadFromMemory = !inline;
-        switch (opcode)
-        {
-            case Opcode.RDMA_READ:
-                type = FrameType.READ_REQUEST;
-                payloadLength = 0;
-                payloadFromMemory = false;
-                break;
-            case Opcode.ATOMIC_FETCH_AND_ADD:
-            case Opcode.ATOMIC_CMP_AND_SWP:
-                type = FrameType.ATOMIC_REQUEST;
-                payloadLength = FrameFlyweight.ATOMIC_OPERANDS_LENGTH;
-                payloadFromMemory = false;
-                break;
-            default:
-                type = FrameType.SEND;
-                break;
-        }
-        int pieces = 0;
-        if (payloadFromMemory)
-        {
-            for (int i = 0, n = sendQueue.sgeCount(pos); i < n; i++)
-            {
-                pieces = connection.wrap((TcpMemoryRegion)sendQueue.sgeRegion(pos, i), sendQueue.sgeOffset(pos, i),
-                    sendQueue.sgeLength(pos, i), pieces);
-                if (pieces < 0)
-                {
-                    return false;
-                }
-            }
-        }
-        final int inFrame = inline ? length : type == FrameType.ATOMIC_REQUEST ? payloadLength : 0;
-        final ByteBuf buffer = connection.newFrame(inFrame);
-        encodeHeader(connection.outFrame(), pos, opcode, length);
-        if (inline && length > 0)
-        {
-            copyFromAddress(buffer, sendQueue.inlineAddress(pos), length);
-            counters.add(TcpCounter.BYTES_COPIED_ON_SEND, length);
-        }
-        else if (FrameType.ATOMIC_REQUEST == type)
-        {
-            buffer.writeLongLE(sendQueue.compareAdd(pos));
-            buffer.writeLongLE(sendQueue.swap(pos));
-        }
-        if (skip > 0)
-        {
-            skipWritten(buffer, pieces, skip);
-        }
-        connection.writeFrame(buffer);
-        connection.writePieces(pieces);
-        counters.add(TcpCounter.BYTES_SENT, payloadLength);
-        if (skip > 0)
-        {
-            // The poster's partial write: finishPartialFrame() does the accounting.
-            return true;
-        }
-        if (FrameType.READ_REQUEST == type || FrameType.ATOMIC_REQUEST == type)
-        {
-            outstandingReadsAndAtomics++;
-        }
-        return true;
+        return nextTransmit;
     }
 
-    /** Drops the first {@code skip} bytes of a frame (header buffer, then payload pieces): already on the wire. */
-    private void skipWritten(final ByteBuf header, final int pieces, final int skip)
+    /** {@inheritDoc} */
+    public void progressed()
     {
-        int left = skip;
-        final int fromHeader = Math.min(left, header.readableBytes());
-        header.skipBytes(fromHeader);
-        left -= fromHeader;
-        final RegionByteBuf[] slices = connection.pieces();
-        for (int i = 0; i < pieces && left > 0; i++)
-        {
-            final int fromPiece = Math.min(left, slices[i].readableBytes());
-            slices[i].skipBytes(fromPiece);
-            left -= fromPiece;
-        }
-    }
-
-    private static void copyFromAddress(final ByteBuf buffer, final long address, final int length)
-    {
-        if (buffer.hasMemoryAddress())
-        {
-            UnsafeApi.copyMemory(address, buffer.memoryAddress() + buffer.writerIndex(), length);
-            buffer.writerIndex(buffer.writerIndex() + length);
-        }
-        else
-        {
-            for (int i = 0; i < length; i++)
-            {
-                buffer.writeByte(UnsafeApi.getByte(address + i));
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- responses
-
-    /**
-     * A response header arrived.
-     *
-     * @param type     frame type.
-     * @param length   payload length.
-     * @param sequence the request it answers.
-     * @param value    address field (atomic original value).
-     * @param argument argument field (NAK status).
-     */
-    void onResponse(final int type, final int length, final long sequence, final long value, final int argument)
-    {
-        responseAction = ACTION_NONE;
-        responseSequence = sequence;
-        if (QpState.ERROR == qp.state())
-        {
-            connection.discardPayload();
-            return;
-        }
-        if (sequence < oldestUnacked - (FrameType.ACK == type ? 1 : 0) || sequence >= nextTransmit)
-        {
-            connection.protocolError(FrameType.name(type) + " for sequence " + sequence + " outside the outstanding " +
-                "requests [" + oldestUnacked + ", " + nextTransmit + ")");
-            return;
-        }
         progressed = true;
-        switch (type)
-        {
-            case FrameType.ACK:
-                ackThrough(sequence);
-                break;
-            case FrameType.NAK:
-                if (ackThrough(sequence - 1))
-                {
-                    final int status = WcStatus.SUCCESS != argument && WcStatus.WR_FLUSH_ERR != argument &&
-                        argument > 0 && argument <= WcStatus.GENERAL_ERR ? argument : WcStatus.BAD_RESP_ERR;
-                    qp.completeSend(sequence, status, 0);
-                }
-                break;
-            case FrameType.RNR_NAK:
-                if (ackThrough(sequence - 1))
-                {
-                    onRnrNak(sequence);
-                }
-                break;
-            case FrameType.READ_RESPONSE:
-                if (!ackThrough(sequence - 1))
-                {
-                    return;
-                }
-                if (Opcode.RDMA_READ != sendQueue.opcode(sequence) || length != sendQueue.totalLength(sequence))
-                {
-                    connection.protocolError("READ_RESPONSE of " + length + " bytes does not match request " +
-                        sequence);
-                    return;
-                }
-                if (connection.sink().addSges(sendQueue, sequence, length))
-                {
-                    responseAction = ACTION_READ;
-                    connection.payloadIntoSink();
-                }
-                else
-                {
-                    responseAction = ACTION_READ_FAILED;
-                    connection.discardPayload();
-                }
-                break;
-            case FrameType.ATOMIC_RESPONSE:
-                if (ackThrough(sequence - 1))
-                {
-                    onAtomicResponse(sequence, value);
-                }
-                break;
-            default:
-                break;
-        }
     }
 
-    /** The payload of a response has arrived in full. */
-    void onResponseEnd()
+    /** {@inheritDoc} */
+    public void acknowledged(final long pos)
     {
-        final long sequence = responseSequence;
-        if (ACTION_READ == responseAction)
-        {
-            finish(sequence, WcStatus.SUCCESS, (int)sendQueue.totalLength(sequence));
-        }
-        else if (ACTION_READ_FAILED == responseAction)
-        {
-            finish(sequence, WcStatus.LOC_PROT_ERR, 0);
-        }
-        responseAction = ACTION_NONE;
+        inflightBytes -= cost(pos);
+        oldestUnacked = pos + 1;
     }
 
-    private void onAtomicResponse(final long sequence, final long original)
-    {
-        if (!Opcode.isAtomic(sendQueue.opcode(sequence)))
-        {
-            connection.protocolError("ATOMIC_RESPONSE for request " + sequence + " which is not an atomic");
-            return;
-        }
-        final TcpMemoryRegion region = (TcpMemoryRegion)sendQueue.sgeRegion(sequence, 0);
-        if (!region.tryPin())
-        {
-            finish(sequence, WcStatus.LOC_PROT_ERR, 0);
-            return;
-        }
-        try
-        {
-            UnsafeApi.putLongVolatile(null, region.memory().addressOf(sendQueue.sgeOffset(sequence, 0)), original);
-        }
-        finally
-        {
-            region.unpin();
-        }
-        finish(sequence, WcStatus.SUCCESS, 8);
-    }
-
-    private void finish(final long sequence, final int status, final int byteLength)
+    /** {@inheritDoc} */
+    public void answered(final long sequence)
     {
         inflightBytes -= cost(sequence);
         outstandingReadsAndAtomics--;
         oldestUnacked = sequence + 1;
-        qp.completeSend(sequence, status, byteLength);
     }
 
-    /**
-     * Completes every request up to {@code last} that only waited for an acknowledgement.
-     *
-     * @param last last sequence acknowledged.
-     * @return false if the acknowledgement covered an unanswered READ or atomic (a protocol error, reported).
-     */
-    private boolean ackThrough(final long last)
+    /** {@inheritDoc} */
+    public void rewind(final long sequence, final long delayNs)
     {
-        for (long pos = oldestUnacked; pos <= last; pos++)
-        {
-            final int opcode = sendQueue.opcode(pos);
-            if (Opcode.writesLocalMemory(opcode) && sendQueue.isPending(pos))
-            {
-                connection.protocolError("acknowledgement of " + last + " covers unanswered " + Opcode.name(opcode) +
-                    " " + pos);
-                return false;
-            }
-            inflightBytes -= cost(pos);
-            oldestUnacked = pos + 1;
-            qp.completeSend(pos, WcStatus.SUCCESS, (int)sendQueue.totalLength(pos));
-        }
-        if (last >= rnrSequence)
-        {
-            rnrSequence = -1;
-            rnrRetriesUsed = 0;
-        }
-        return true;
-    }
-
-    private void onRnrNak(final long sequence)
-    {
-        final QueuePairConfig config = qp.config();
-        if (sequence != rnrSequence)
-        {
-            rnrSequence = sequence;
-            rnrRetriesUsed = 0;
-        }
-        if (QueuePairConfig.RNR_RETRY_INFINITE != config.rnrRetry() && rnrRetriesUsed >= config.rnrRetry())
-        {
-            qp.completeSend(sequence, WcStatus.RNR_RETRY_EXC_ERR, 0);
-            return;
-        }
-        rnrRetriesUsed++;
-        counters.increment(TcpCounter.RNR_RETRIES);
-        // The target dropped this request and everything after it: send them all again after the RNR timer.
         nextTransmit = sequence;
         inflightBytes = 0;
         outstandingReadsAndAtomics = 0;
         rnrWaiting = true;
-        connection.schedule(rnrRetryTask, Math.max(1_000L, config.rnrTimerNs()));
+        connection.schedule(rnrRetryTask, delayNs);
+    }
+
+    /** {@inheritDoc} */
+    public void protocolError(final String reason)
+    {
+        connection.protocolError(reason);
     }
 
     private void onRnrTimer()

@@ -38,6 +38,8 @@ final class TcpResponder
 
     private final TcpConnection connection;
     private final TcpCounters counters;
+    private final TcpFrameDecoder decoder;
+    private final TcpFrameWriter frames;
     private TcpQueuePair qp;
     private KeyTable keys;
     private long expected;
@@ -60,6 +62,8 @@ final class TcpResponder
     {
         this.connection = connection;
         this.counters = connection.counters();
+        this.decoder = connection.decoder();
+        this.frames = connection.writer();
     }
 
     void start(final TcpQueuePair queuePair, final long peerInitialSequence)
@@ -92,7 +96,7 @@ final class TcpResponder
         this.argument = argument;
         if (nakDropping || (rnrDropping && sequence != expected) || QpState.ERROR == qp.state())
         {
-            connection.discardPayload();
+            decoder.discardPayload();
             return;
         }
         if (sequence != expected)
@@ -116,7 +120,7 @@ final class TcpResponder
                 break;
             default:
                 action = ACTION_ATOMIC;
-                connection.payloadIntoSmall();
+                decoder.payloadIntoSmall();
                 break;
         }
     }
@@ -136,7 +140,7 @@ final class TcpResponder
             qp.completeRecv(pos, WcStatus.LOC_LEN_ERR, Opcode.RECV, length, 0, 0);
             return;
         }
-        if (!connection.sink().addSges(recvQueue, pos, length))
+        if (!decoder.sink().addSges(recvQueue, pos, length))
         {
             nak(WcStatus.REM_OP_ERR);
             qp.completeRecv(pos, WcStatus.LOC_PROT_ERR, Opcode.RECV, 0, 0, 0);
@@ -144,7 +148,7 @@ final class TcpResponder
         }
         recvPos = pos;
         action = ACTION_RECV;
-        connection.payloadIntoSink();
+        decoder.payloadIntoSink();
     }
 
     private void onWrite(final boolean withImmediate)
@@ -176,10 +180,10 @@ final class TcpResponder
         }
         if (null != region)
         {
-            connection.sink().addPinned(region, address - region.address(), length);
+            decoder.sink().addPinned(region, address - region.address(), length);
         }
         action = withImmediate ? ACTION_WRITE_IMM : ACTION_WRITE;
-        connection.payloadIntoSink();
+        decoder.payloadIntoSink();
     }
 
     private void onRead()
@@ -195,17 +199,17 @@ final class TcpResponder
         {
             final AbstractMemoryRegion region = keys.verifyRemote(rkey, address, readLength, Access.REMOTE_READ);
             pieces = null == region ? -1 :
-                connection.wrap((TcpMemoryRegion)region, address - region.address(), readLength, 0);
+                frames.wrap((TcpMemoryRegion)region, address - region.address(), readLength, 0);
             if (pieces < 0)
             {
                 nak(WcStatus.REM_ACCESS_ERR);
                 return;
             }
         }
-        final ByteBuf buffer = connection.newFrame(0);
-        connection.outFrame().encode(FrameType.READ_RESPONSE, 0, readLength, sequence, 0, 0, 0);
-        connection.writeFrame(buffer);
-        connection.writePieces(pieces);
+        final ByteBuf buffer = frames.newFrame(0);
+        frames.outFrame().encode(FrameType.READ_RESPONSE, 0, readLength, sequence, 0, 0, 0);
+        frames.writeFrame(buffer);
+        frames.writePieces(pieces);
         counters.add(TcpCounter.BYTES_SENT, readLength);
         answered();
     }
@@ -252,10 +256,10 @@ final class TcpResponder
         try
         {
             final long target = region.memory().addressOf(address - region.address());
-            final long compareAdd = connection.smallLong(FrameFlyweight.COMPARE_ADD_OFFSET);
+            final long compareAdd = decoder.smallLong(FrameFlyweight.COMPARE_ADD_OFFSET);
             if (0 != (flags & FrameFlyweight.FLAG_CMP_SWAP))
             {
-                final long swap = connection.smallLong(FrameFlyweight.SWAP_OFFSET);
+                final long swap = decoder.smallLong(FrameFlyweight.SWAP_OFFSET);
                 original = compareAndExchange(target, compareAdd, swap);
             }
             else
@@ -267,9 +271,9 @@ final class TcpResponder
         {
             region.unpin();
         }
-        final ByteBuf buffer = connection.newFrame(0);
-        connection.outFrame().encode(FrameType.ATOMIC_RESPONSE, 0, 0, sequence, original, 0, 0);
-        connection.writeFrame(buffer);
+        final ByteBuf buffer = frames.newFrame(0);
+        frames.outFrame().encode(FrameType.ATOMIC_RESPONSE, 0, 0, sequence, original, 0, 0);
+        frames.writeFrame(buffer);
         answered();
     }
 
@@ -312,7 +316,7 @@ final class TcpResponder
         ackRequested = false;
         if (ackPending > lastAcked)
         {
-            connection.writeControl(FrameType.ACK, ackPending, 0);
+            frames.writeControl(FrameType.ACK, ackPending, 0);
             lastAcked = ackPending;
             return true;
         }
@@ -368,21 +372,21 @@ final class TcpResponder
     private void rnr()
     {
         // An RNR NAK or NAK for sequence n acknowledges everything before n.
-        connection.writeControl(FrameType.RNR_NAK, sequence, 0);
+        frames.writeControl(FrameType.RNR_NAK, sequence, 0);
         lastAcked = sequence - 1;
         rnrDropping = true;
         counters.increment(TcpCounter.RNR_NAKS_SENT);
-        connection.discardPayload();
+        decoder.discardPayload();
         action = ACTION_DROP;
     }
 
     private void nak(final int status)
     {
-        connection.writeControl(FrameType.NAK, sequence, status);
+        frames.writeControl(FrameType.NAK, sequence, status);
         lastAcked = sequence - 1;
         nakDropping = true;
         counters.increment(TcpCounter.NAKS_SENT);
-        connection.discardPayload();
+        decoder.discardPayload();
         action = ACTION_DROP;
     }
 }

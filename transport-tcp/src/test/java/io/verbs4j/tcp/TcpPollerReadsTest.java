@@ -86,7 +86,7 @@ class TcpPollerReadsTest
     private static void idle(final TcpPair pair)
     {
         final CompletionBatch batch = new CompletionBatch(4);
-        final long end = System.nanoTime() + 2 * TcpConnection.POLLER_PATIENCE_NS;
+        final long end = System.nanoTime() + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
         while (System.nanoTime() < end)
         {
             assertEquals(0, pair.clientCq.poll(batch));

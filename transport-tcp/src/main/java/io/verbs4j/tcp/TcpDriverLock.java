@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.tcp;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The driver lock of one connection (a CAS on one int): the connection's state (requester, responder, decoder) and
+ * the right to read and write its socket belong to whoever holds it. The event loop takes it in each of its entry
+ * points ({@link #lockIo()}, which spins the few microseconds a poster or poller may hold it, and asks pollers to
+ * step aside meanwhile); a posting thread ({@link TcpRequester#requestPump()}) or a thread polling a completion
+ * queue ({@link TcpSocketPoller#progress()}) only tries ({@link #tryLock()}), never waits. When the event loop
+ * releases it, it sends what a poster left for it while it held the lock ({@link PendingWork}).
+ * <p>
+ * Threading: any thread; {@link #lockIo()}, {@link #unlockIo(boolean)} on the connection's event loop only.
+ */
+final class TcpDriverLock implements TcpReadOwnership.DriverLock
+{
+    private static final VarHandle DRIVER;
+
+    static
+    {
+        try
+        {
+            DRIVER = MethodHandles.lookup().findVarHandle(TcpDriverLock.class, "driver", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** What a poster left for the event loop while it held the lock (the requester). */
+    interface PendingWork
+    {
+        /** @return true if a poster asked for the send queue to be looked at. */
+        boolean isPumpWanted();
+
+        /** Driver lock held, event loop: sends what the send queue holds. */
+        void pump();
+    }
+
+    private final PendingWork pending;
+    @SuppressWarnings("unused")
+    private volatile int driver;
+    private boolean ioLocked;
+    /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
+    private volatile boolean ioWaiting;
+
+    /**
+     * @param pending what to send when the event loop releases the lock.
+     */
+    TcpDriverLock(final PendingWork pending)
+    {
+        this.pending = pending;
+    }
+
+    /**
+     * Any thread: takes the driver lock if free.
+     *
+     * @return true if taken (release with {@link #unlock()}).
+     */
+    boolean tryLock()
+    {
+        return DRIVER.compareAndSet(this, 0, 1);
+    }
+
+    /** Releases the driver lock taken with {@link #tryLock()}. */
+    void unlock()
+    {
+        DRIVER.setRelease(this, 0);
+    }
+
+    /** @return true while the event loop waits for the lock: a poller should not take it now. */
+    boolean isIoWaiting()
+    {
+        return ioWaiting;
+    }
+
+    /**
+     * Event loop: takes the driver lock for an entry point (waits out a poster's write, a few microseconds).
+     *
+     * @return true if taken by this call, false if this entry point is nested in one that holds it.
+     */
+    boolean lockIo()
+    {
+        if (ioLocked)
+        {
+            return false;
+        }
+        if (!DRIVER.compareAndSet(this, 0, 1))
+        {
+            // A spinning poller takes the lock again microseconds after it released it: it must step aside, or
+            // the event loop (woken by epoll, or to write a post) could wait for a long time.
+            ioWaiting = true;
+            int spins = 0;
+            while (!DRIVER.compareAndSet(this, 0, 1))
+            {
+                if (++spins < 100)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                }
+            }
+            ioWaiting = false;
+        }
+        ioLocked = true;
+        return true;
+    }
+
+    /**
+     * Event loop: releases the lock taken by {@link #lockIo()}, then sends what a poster left for this thread.
+     *
+     * @param locked what {@link #lockIo()} returned.
+     */
+    void unlockIo(final boolean locked)
+    {
+        if (!locked)
+        {
+            return;
+        }
+        ioLocked = false;
+        DRIVER.setRelease(this, 0);
+        while (pending.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
+        {
+            ioLocked = true;
+            try
+            {
+                pending.pump();
+            }
+            finally
+            {
+                ioLocked = false;
+                DRIVER.setRelease(this, 0);
+            }
+        }
+    }
+
+    /** {@inheritDoc} */
+    public boolean lockLoop()
+    {
+        return lockIo();
+    }
+
+    /** {@inheritDoc} */
+    public void unlockLoop(final boolean locked)
+    {
+        unlockIo(locked);
+    }
+}

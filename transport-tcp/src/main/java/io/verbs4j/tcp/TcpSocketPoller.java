@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.tcp;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.unix.FileDescriptor;
+
+/**
+ * Reads of one connection's socket by threads that poll a completion queue (UCX's {@code worker.progress()} model:
+ * a completion reaches a polling thread with no wake-up), on epoll without TLS. In polling mode Netty stops reading
+ * the socket: the device's {@code Progress} reads it from the application's completion-queue polling
+ * ({@link #progress()}), and the event loop reads it as a backstop every {@link TcpConfiguration#pollBackstopNs()}
+ * (applications that do not poll, failure detection). In event mode with {@link TcpConfiguration#pollerReads()},
+ * Netty keeps reading and polling threads read too, whoever comes first, but only within
+ * {@link #POLLER_PATIENCE_NS} of the last sign of input. Either way one reader at a time, under the driver lock from
+ * the read system call to the end of decoding ({@link TcpReadOwnership}). After a poller's read, the ACKs and
+ * further requests it made possible go out from the same thread where nothing waits to be written.
+ * <p>
+ * Threading: {@link #progress()} from any polling thread (a try-lock, never blocks); set-up, the backstop tick and
+ * {@link #stop()} on the connection's event loop.
+ */
+final class TcpSocketPoller
+{
+    /**
+     * Event mode: how long after the last sign of input (a post or a frame written, which will be answered, or data
+     * read) polling threads keep reading a connection; then they leave it to the I/O thread until the next such
+     * sign. A waiter's spin phase thus stops making a system call per step once nothing came for a round trip and
+     * more, and leaves the CPU to the threads that write (on a 2-core machine a spin phase full of system calls
+     * starved them).
+     */
+    static final long POLLER_PATIENCE_NS = 200_000;
+    private static final int POLL_READS_PER_CALL = 4;
+
+    /** What the poller needs from its connection. */
+    interface Link
+    {
+        /** @return the socket for direct reads (epoll, established, not closing), or null. */
+        FileDescriptor socketFd();
+
+        /** @return true once the queue pair is connected. */
+        boolean isEstablished();
+
+        /** @return true once the connection is closed or closing. */
+        boolean isClosed();
+
+        /** A poller found the end of the stream: close the connection (any thread). */
+        void scheduleClose();
+
+        /** Event loop, driver lock held: what ends a read batch (counters, ACKs, further sends, flush). */
+        void onReadComplete();
+    }
+
+    private final Link link;
+    private final TcpDevice device;
+    private final TcpConfiguration configuration;
+    private final TcpCounters counters;
+    private final TcpDriverLock lock;
+    private final TcpFrameDecoder decoder;
+    private final TcpFrameWriter writer;
+    private final TcpLiveness liveness;
+    private final TcpRequester requester;
+    private final TcpResponder responder;
+    private final TcpReadOwnership reads;
+    private final Runnable backstopTask = this::onBackstopTick;
+    private ChannelHandlerContext ctx;
+    private boolean pollDriven;
+    private boolean polled;
+    private boolean readsShared;
+    private ScheduledFuture<?> backstop;
+
+    /**
+     * @param link      the connection.
+     * @param device    the device (whose {@code Progress} calls {@link #progress()}).
+     * @param lock      the connection's driver lock.
+     * @param decoder   the connection's decoder.
+     * @param writer    the connection's frame writer.
+     * @param liveness  the connection's liveness (signs of input).
+     * @param requester the connection's requester.
+     * @param responder the connection's responder.
+     */
+    TcpSocketPoller(
+        final Link link,
+        final TcpDevice device,
+        final TcpDriverLock lock,
+        final TcpFrameDecoder decoder,
+        final TcpFrameWriter writer,
+        final TcpLiveness liveness,
+        final TcpRequester requester,
+        final TcpResponder responder)
+    {
+        this.link = link;
+        this.device = device;
+        this.configuration = device.configuration();
+        this.counters = device.counters();
+        this.lock = lock;
+        this.decoder = decoder;
+        this.writer = writer;
+        this.liveness = liveness;
+        this.requester = requester;
+        this.responder = responder;
+        this.reads = new TcpReadOwnership(lock, this::decodeRead);
+    }
+
+    /** @return the socket's read ownership (tests, diagnostics). */
+    TcpReadOwnership reads()
+    {
+        return reads;
+    }
+
+    /**
+     * Channel set-up, before the first read: where pollers may read this socket (epoll without TLS, polling mode or
+     * {@link TcpConfiguration#pollerReads()}), the I/O thread's read loops take the driver lock.
+     *
+     * @param ctx the connection's context.
+     */
+    void shareReads(final ChannelHandlerContext ctx)
+    {
+        this.ctx = ctx;
+        if (ctx.channel() instanceof io.netty.channel.epoll.EpollSocketChannel && null == device.tls() &&
+            (configuration.pollingMode() || configuration.pollerReads()))
+        {
+            final io.netty.channel.ChannelConfig config = ctx.channel().config();
+            config.setRecvByteBufAllocator(reads.lockingAllocator(config.getRecvByteBufAllocator()));
+            readsShared = true;
+        }
+    }
+
+    /** Event loop, established, the socket's descriptor known: polling threads start reading, where they may. */
+    void start()
+    {
+        if (configuration.pollingMode())
+        {
+            startPollDriven();
+        }
+        else if (readsShared)
+        {
+            // Event mode: Netty keeps reading (idle connections, parked waiters), and a thread polling a
+            // completion queue of this device reads too, whoever comes first (TcpReadOwnership).
+            polled = true;
+            device.addPolled(this);
+        }
+    }
+
+    /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
+    boolean pollersReading()
+    {
+        return pollDriven || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
+    }
+
+    /**
+     * Polling mode on epoll: Netty stops reading this socket; reads happen in {@link #progress()} (from the
+     * application's completion-queue polling, through the device's {@code Progress}) and, as a backstop for
+     * applications that do not poll (one-sided targets) and for failure detection, on the I/O thread every
+     * {@link TcpConfiguration#pollBackstopNs()}.
+     */
+    private void startPollDriven()
+    {
+        pollDriven = true;
+        polled = true;
+        ctx.channel().config().setAutoRead(false);
+        final long interval = configuration.pollBackstopNs();
+        backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
+        device.addPolled(this);
+    }
+
+    /**
+     * Any thread (the device's {@code Progress}, driven by CQ polling): reads what the socket holds and handles it,
+     * if the driver lock is free. Never blocks.
+     *
+     * @return units of work done (socket reads with data), 0 when idle or busy elsewhere.
+     */
+    int progress()
+    {
+        if (null == link.socketFd() || lock.isIoWaiting() || !pollersReading() || !lock.tryLock())
+        {
+            return 0;
+        }
+        int work = 0;
+        try
+        {
+            writer.clearWrittenFromApplication();
+            final long framesBefore = decoder.framesDecoded();
+            work = pollSocket();
+            if (work > 0)
+            {
+                liveness.expectInput();
+                counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, decoder.framesDecoded() - framesBefore);
+                afterPollFromApplication();
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        if (requester.isPumpWanted())
+        {
+            requester.requestPump();
+        }
+        return work;
+    }
+
+    private int pollSocket()
+    {
+        final FileDescriptor fd = link.socketFd();
+        if (null == fd || link.isClosed())
+        {
+            return 0;
+        }
+        final int work = reads.read(fd, POLL_READS_PER_CALL);
+        if (TcpReadOwnership.END_OF_STREAM == work)
+        {
+            link.scheduleClose();
+            return 0;
+        }
+        if (work > 0)
+        {
+            liveness.heard();
+        }
+        return work;
+    }
+
+    /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
+    private boolean decodeRead(final ByteBuf in)
+    {
+        decoder.decode(in);
+        return !link.isClosed();
+    }
+
+    /**
+     * After a read on an application thread: counters, then ACKs and further sends, straight to the socket where
+     * nothing waits, else in order behind what waits (the responses this read produced, among others).
+     */
+    private void afterPollFromApplication()
+    {
+        decoder.publishReceiveCounters();
+        if (link.isEstablished() && !link.isClosed())
+        {
+            if (requester.hasUnsent())
+            {
+                // A direct batch carries the deferred ACK too.
+                requester.pumpFromPoller();
+            }
+            if (responder.isAckRequested() && !requester.writeAckDirect())
+            {
+                // Frames wait (responses of this read, or Netty's): the ACK goes behind them.
+                responder.flushDeferredAck();
+            }
+        }
+        if (writer.takeWrittenFromApplication())
+        {
+            writer.flush();
+        }
+    }
+
+    private void onBackstopTick()
+    {
+        final boolean locked = lock.lockIo();
+        try
+        {
+            if (pollDriven && !link.isClosed() && pollSocket() > 0)
+            {
+                link.onReadComplete();
+            }
+        }
+        finally
+        {
+            lock.unlockIo(locked);
+        }
+    }
+
+    /** Event loop, driver lock held: the connection closed; no more polling. */
+    void stop()
+    {
+        if (null != backstop)
+        {
+            backstop.cancel(false);
+        }
+        if (polled)
+        {
+            polled = false;
+            device.removePolled(this);
+        }
+    }
+
+    /** Event loop, driver lock held, after {@link #stop()}: frees the read buffer. */
+    void release()
+    {
+        reads.release();
+    }
+}
