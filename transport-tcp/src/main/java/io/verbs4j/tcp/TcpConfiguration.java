@@ -142,6 +142,19 @@ public final class TcpConfiguration
     public static final String POLLER_READS_DEFAULT = "true";
 
     /**
+     * Event mode with {@link #POLLER_READS_PROP_NAME}: whether a connection whose pollers are reading it takes the
+     * socket out of the I/O thread's epoll read interest until they stop. Without it every arriving frame also wakes
+     * the I/O thread, which then waits for the driver lock, finds nothing to read or reads first itself: one
+     * wake-up per message competing with the polling threads for the cores. With it the event loop looks once per
+     * {@link #POLL_BACKSTOP_PROP_NAME} period instead, reads what the pollers left when they have stopped, and hands
+     * the socket back to epoll after {@code TcpSocketPoller.POLLER_PATIENCE_NS} without a poller read.
+     * {@code false} keeps epoll reading throughout (for comparison).
+     */
+    public static final String POLLER_OWNS_READS_PROP_NAME = "verbs4j.tcp.poller.owns.reads";
+    /** Default: pollers that read own the socket's reads. */
+    public static final String POLLER_OWNS_READS_DEFAULT = "true";
+
+    /**
      * Whether connections run over TLS (Netty's {@code SslHandler}, JDK provider), with mutual authentication by
      * certificates: both sides need {@link #TLS_KEYSTORE_PROP_NAME} and {@link #TLS_TRUSTSTORE_PROP_NAME}. TLS turns
      * off the zero-copy paths (direct writes from registered memory, reads straight into it, polling-mode reads).
@@ -177,6 +190,7 @@ public final class TcpConfiguration
     private final int directReadThreshold;
     private final long pollBackstopNs;
     private final boolean pollerReads;
+    private final boolean pollerOwnsReads;
     private final ClusterSecret secret;
     private final boolean tls;
     private final String tlsKeyStore;
@@ -221,6 +235,7 @@ public final class TcpConfiguration
         pollBackstopNs = TimeUnit.MICROSECONDS.toNanos(
             positiveInt(context, POLL_BACKSTOP_PROP_NAME, POLL_BACKSTOP_DEFAULT));
         pollerReads = parseBoolean(context, POLLER_READS_PROP_NAME, POLLER_READS_DEFAULT);
+        pollerOwnsReads = parseBoolean(context, POLLER_OWNS_READS_PROP_NAME, POLLER_OWNS_READS_DEFAULT);
         if (directReadThreshold < 0)
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
@@ -361,6 +376,12 @@ public final class TcpConfiguration
     public boolean pollerReads()
     {
         return pollerReads;
+    }
+
+    /** @return whether reading pollers take the socket out of epoll's read interest (see the property). */
+    public boolean pollerOwnsReads()
+    {
+        return pollerOwnsReads;
     }
 
     /** @return polling mode's backstop read interval. */

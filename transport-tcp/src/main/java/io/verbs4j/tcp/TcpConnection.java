@@ -281,6 +281,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return poller.reads();
     }
 
+    /** @return the reads by polling threads (tests, diagnostics). */
+    TcpSocketPoller poller()
+    {
+        return poller;
+    }
+
     private void closeLocked()
     {
         final boolean locked = lockIo();

@@ -17,7 +17,9 @@ import io.netty.channel.unix.FileDescriptor;
  * ({@link #progress()}), and the event loop reads it as a backstop every {@link TcpConfiguration#pollBackstopNs()}
  * (applications that do not poll, failure detection). In event mode with {@link TcpConfiguration#pollerReads()},
  * Netty keeps reading and polling threads read too, whoever comes first, but only within
- * {@link #POLLER_PATIENCE_NS} of the last sign of input. Either way one reader at a time, under the driver lock from
+ * {@link #POLLER_PATIENCE_NS} of the last sign of input; while they do read, the socket leaves epoll's read interest
+ * ({@link TcpConfiguration#POLLER_OWNS_READS_PROP_NAME}) so that arrivals do not also wake the I/O thread, and goes
+ * back one tick after the pollers stop. Either way one reader at a time, under the driver lock from
  * the read system call to the end of decoding ({@link TcpReadOwnership}). After a poller's read, the ACKs and
  * further requests it made possible go out from the same thread where nothing waits to be written.
  * <p>
@@ -67,11 +69,22 @@ final class TcpSocketPoller
     private final TcpResponder responder;
     private final TcpReadOwnership reads;
     private final Runnable backstopTask = this::onBackstopTick;
+    private final Runnable takeReadsTask = this::takeReadsFromEpoll;
+    private final Runnable ownershipTask = this::onOwnershipTick;
     private ChannelHandlerContext ctx;
     private boolean pollDriven;
     private boolean polled;
     private boolean readsShared;
+    private boolean mayOwnReads;
     private ScheduledFuture<?> backstop;
+    /** Event loop: the tick that hands the socket back to epoll once pollers stop; null while epoll reads. */
+    private ScheduledFuture<?> ownership;
+    /** Pollers own the reads (or asked to): the I/O thread's epoll read interest is off, or about to be. */
+    private volatile boolean pollersOwnReads;
+    /** A poller read data since the last ownership tick. */
+    private volatile boolean polledSinceTick;
+    private volatile long readsTaken;
+    private volatile long readsGivenBack;
 
     /**
      * @param link      the connection.
@@ -142,6 +155,7 @@ final class TcpSocketPoller
             // Event mode: Netty keeps reading (idle connections, parked waiters), and a thread polling a
             // completion queue of this device reads too, whoever comes first (TcpReadOwnership).
             polled = true;
+            mayOwnReads = configuration.pollerOwnsReads();
             device.addPolled(this);
         }
     }
@@ -163,6 +177,7 @@ final class TcpSocketPoller
         pollDriven = true;
         polled = true;
         ctx.channel().config().setAutoRead(false);
+        readsTaken++;
         final long interval = configuration.pollBackstopNs();
         backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
         device.addPolled(this);
@@ -196,6 +211,15 @@ final class TcpSocketPoller
         finally
         {
             lock.unlock();
+        }
+        if (work > 0 && mayOwnReads)
+        {
+            polledSinceTick = true;
+            if (!pollersOwnReads)
+            {
+                pollersOwnReads = true;
+                ctx.executor().execute(takeReadsTask);
+            }
         }
         if (requester.isPumpWanted())
         {
@@ -273,12 +297,81 @@ final class TcpSocketPoller
         }
     }
 
+    /**
+     * Event loop, after a poller's read: pollers read this socket now, so arrivals stop waking the I/O thread (epoll
+     * read interest off) until a tick period passes with no poller read ({@link #onOwnershipTick()}).
+     */
+    private void takeReadsFromEpoll()
+    {
+        if (null != ownership || !pollersOwnReads || link.isClosed())
+        {
+            return;
+        }
+        ctx.channel().config().setAutoRead(false);
+        readsTaken++;
+        final long interval = configuration.pollBackstopNs();
+        ownership = ctx.executor().scheduleAtFixedRate(ownershipTask, interval, interval, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Event loop, every {@link TcpConfiguration#pollBackstopNs()} while pollers own the reads: if none read since the
+     * last tick, epoll reads again (turning the interest back on reports what arrived meanwhile, so nothing waits
+     * longer than two ticks for an application that stopped polling).
+     */
+    private void onOwnershipTick()
+    {
+        if (polledSinceTick && !link.isClosed())
+        {
+            polledSinceTick = false;
+            return;
+        }
+        giveReadsBackToEpoll();
+    }
+
+    private void giveReadsBackToEpoll()
+    {
+        if (null != ownership)
+        {
+            ownership.cancel(false);
+            ownership = null;
+        }
+        pollersOwnReads = false;
+        if (!link.isClosed())
+        {
+            ctx.channel().config().setAutoRead(true);
+        }
+        readsGivenBack++;
+    }
+
+    /** @return how often pollers took the reads from epoll (event loop writes; tests, diagnostics). */
+    long readsTaken()
+    {
+        return readsTaken;
+    }
+
+    /** @return how often the reads went back to epoll. */
+    long readsGivenBack()
+    {
+        return readsGivenBack;
+    }
+
+    /** @return whether epoll reads the socket now (Netty's auto-read), as seen from any thread. */
+    boolean epollReads()
+    {
+        return null != ctx && ctx.channel().config().isAutoRead();
+    }
+
     /** Event loop, driver lock held: the connection closed; no more polling. */
     void stop()
     {
         if (null != backstop)
         {
             backstop.cancel(false);
+        }
+        if (null != ownership)
+        {
+            ownership.cancel(false);
+            ownership = null;
         }
         if (polled)
         {

@@ -82,6 +82,69 @@ class TcpPollerReadsTest
         }
     }
 
+    @Test
+    void shouldTakeTheSocketFromEpollWhilePollersReadAndGiveItBackWhenTheyStop() throws InterruptedException
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
+            final CompletionBatch batch = new CompletionBatch(4);
+            // Round trips until a poller has read (on a loaded machine the I/O thread can win the first ones).
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (0 == pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) && System.nanoTime() < deadline)
+            {
+                pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
+                    .sge(local, 0, 8).remote(remote.address(), remote.rkey()));
+                batch.clear();
+                while (0 == pair.clientCq.poll(batch))
+                {
+                    Thread.onSpinWait();
+                }
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+            }
+            assertTrue(pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) > 0, "a poller read");
+            awaitTrue(() -> poller.readsTaken() > 0, "a poller's read takes the socket out of epoll");
+
+            // The application stops polling: within two ticks epoll reads again, and reads what arrives unasked.
+            awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), "epoll reads again");
+            final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
+            pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
+            final long loopReadsBefore = poller.reads().loopReads();
+            remote.putLong(0, 42);
+            pair.server.postSend(new SendRequest(1).wrId(8).sge(remote, 0, 8));
+            awaitTrue(() -> poller.reads().loopReads() > loopReadsBefore, "the I/O thread read the SEND");
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            assertEquals(42, inbox.getLong(0));
+        }
+    }
+
+    @Test
+    void shouldKeepEpollReadingWhenPollersMayNotOwnTheReads()
+    {
+        final DeviceContext shared =
+            new DeviceContext().property(TcpConfiguration.POLLER_OWNS_READS_PROP_NAME, "false");
+        try (TcpPair pair = new TcpPair(config -> { }, shared, new DeviceContext()))
+        {
+            writeAndReadBack(pair);
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            assertEquals(0, poller.readsTaken());
+            assertTrue(poller.epollReads());
+        }
+    }
+
+    private static void awaitTrue(final java.util.function.BooleanSupplier condition, final String what)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, what);
+            Thread.sleep(1);
+        }
+    }
+
     /** Polls the client's empty completion queue for longer than the pollers' patience. */
     private static void idle(final TcpPair pair)
     {
