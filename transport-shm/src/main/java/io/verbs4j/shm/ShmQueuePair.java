@@ -145,6 +145,16 @@ public final class ShmQueuePair extends AbstractQueuePair
         sender.pump();
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The sender's pump transmits everything published, so a batch needs one pump, not one per request.
+     */
+    protected void transmitBatch(final long firstPos, final long lastPos)
+    {
+        sender.pump();
+    }
+
     /** {@inheritDoc} */
     protected void onEnterError(final QpState previous)
     {
