@@ -27,12 +27,11 @@ final class TcpRequestEncoder
         java.nio.ByteOrder.LITTLE_ENDIAN == java.nio.ByteOrder.nativeOrder();
     /** Unsignaled SEND/WRITEs between two that ask for an immediate ACK. */
     private static final int ACK_REQUEST_INTERVAL = 16;
-    /** Payload above which a request is written by the I/O thread, not by the posting or polling thread. */
-    private static final int DIRECT_PAYLOAD_MAX = 16 * 1024;
 
     private final TcpFrameWriter frames;
     private final TcpCounters counters;
     private final long maxInflightBytes;
+    private final long directPayloadMax;
     private WorkQueue sendQueue;
     private int sinceAckRequest;
     private long ackWindow;
@@ -41,12 +40,16 @@ final class TcpRequestEncoder
      * @param frames           the connection's frame writer.
      * @param counters         the device's counters.
      * @param maxInflightBytes the flow-control limit.
+     * @param directPayloadMax payload bytes above which a request is written by the I/O thread, not by the posting or
+     *                         polling thread ({@link TcpConfiguration#directWriteMaxBytes()}).
      */
-    TcpRequestEncoder(final TcpFrameWriter frames, final TcpCounters counters, final long maxInflightBytes)
+    TcpRequestEncoder(final TcpFrameWriter frames, final TcpCounters counters, final long maxInflightBytes,
+        final long directPayloadMax)
     {
         this.frames = frames;
         this.counters = counters;
         this.maxInflightBytes = maxInflightBytes;
+        this.directPayloadMax = directPayloadMax;
     }
 
     /**
@@ -114,12 +117,12 @@ final class TcpRequestEncoder
         return NATIVE_LITTLE_ENDIAN ? value : Long.reverseBytes(value);
     }
 
-    /** @return whether request {@code pos} puts more than {@link #DIRECT_PAYLOAD_MAX} payload bytes on the wire. */
+    /** @return whether request {@code pos} puts more payload on the wire than posting threads write themselves. */
     boolean carriesLargePayload(final long pos)
     {
         final int opcode = sendQueue.opcode(pos);
         return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
-            sendQueue.totalLength(pos) > DIRECT_PAYLOAD_MAX;
+            sendQueue.totalLength(pos) > directPayloadMax;
     }
 
     /**

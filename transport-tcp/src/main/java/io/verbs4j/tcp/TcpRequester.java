@@ -86,7 +86,8 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         this.decoder = connection.decoder();
         this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
-        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes);
+        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes,
+            connection.configuration().directWriteMaxBytes());
     }
 
     void start(final TcpQueuePair queuePair, final long initialSequence)
