@@ -33,7 +33,17 @@ public final class CoreConfiguration
     /** Default peer timeout: half a second. */
     public static final long PEER_TIMEOUT_DEFAULT_MS = 500;
 
-    /** Whether a device runs its own progress thread (an Agrona agent); without it, progress is made by polling. */
+    /**
+     * Who drives a device's progress: {@code shared} (the default), {@code dedicated} or {@code invoker}
+     * ({@link ThreadingMode}). Unset, {@link #PROGRESS_THREAD_PROP_NAME}{@code =false} means {@code invoker}.
+     */
+    public static final String THREADING_MODE_PROP_NAME = "verbs4j.threading.mode";
+
+    /**
+     * Whether a device runs its own progress thread (an Agrona agent); without it, progress is made by polling. The
+     * older spelling of {@link #THREADING_MODE_PROP_NAME}: {@code false} is {@code invoker}, {@code true}
+     * {@code shared}.
+     */
     public static final String PROGRESS_THREAD_PROP_NAME = "verbs4j.progress.thread";
     /** Default: a progress thread runs. */
     public static final boolean PROGRESS_THREAD_DEFAULT = true;
@@ -62,8 +72,24 @@ public final class CoreConfiguration
     /** @return whether devices run a progress thread. */
     public static boolean progressThread()
     {
-        final String value = System.getProperty(PROGRESS_THREAD_PROP_NAME);
-        return null == value ? PROGRESS_THREAD_DEFAULT : Boolean.parseBoolean(value);
+        return ThreadingMode.INVOKER != threadingMode();
+    }
+
+    /**
+     * @return the configured threading mode ({@link #THREADING_MODE_PROP_NAME}, else from
+     *         {@link #PROGRESS_THREAD_PROP_NAME}).
+     * @throws IllegalArgumentException for an unknown mode name.
+     */
+    public static ThreadingMode threadingMode()
+    {
+        final String mode = System.getProperty(THREADING_MODE_PROP_NAME);
+        if (null != mode)
+        {
+            return ThreadingMode.parse(mode);
+        }
+        final String thread = System.getProperty(PROGRESS_THREAD_PROP_NAME);
+        final boolean progressThread = null == thread ? PROGRESS_THREAD_DEFAULT : Boolean.parseBoolean(thread);
+        return progressThread ? ThreadingMode.SHARED : ThreadingMode.INVOKER;
     }
 
     /** @return the backoff strategy's longest park in nanoseconds. */

@@ -21,7 +21,7 @@ public final class DeviceContext
     private String idleStrategyName = CoreConfiguration.idleStrategyName();
     private Supplier<IdleStrategy> idleStrategySupplier;
     private long peerTimeoutNs = CoreConfiguration.peerTimeoutNs();
-    private boolean progressThread = CoreConfiguration.progressThread();
+    private ThreadingMode threadingMode = CoreConfiguration.threadingMode();
     private final Map<String, String> properties = new HashMap<>();
     private boolean concluded;
 
@@ -62,13 +62,34 @@ public final class DeviceContext
     }
 
     /**
+     * The older switch of {@link #threadingMode(ThreadingMode)}: {@code false} is {@link ThreadingMode#INVOKER};
+     * {@code true} is {@link ThreadingMode#SHARED}, or leaves {@link ThreadingMode#DEDICATED} as it is.
+     *
      * @param progressThread whether the device runs its own progress agent.
      * @return this.
      */
     public DeviceContext progressThread(final boolean progressThread)
     {
         checkOpen();
-        this.progressThread = progressThread;
+        if (!progressThread)
+        {
+            this.threadingMode = ThreadingMode.INVOKER;
+        }
+        else if (ThreadingMode.INVOKER == threadingMode)
+        {
+            this.threadingMode = ThreadingMode.SHARED;
+        }
+        return this;
+    }
+
+    /**
+     * @param mode who drives the device's progress ({@link ThreadingMode}).
+     * @return this.
+     */
+    public DeviceContext threadingMode(final ThreadingMode mode)
+    {
+        checkOpen();
+        this.threadingMode = Objects.requireNonNull(mode, "mode");
         return this;
     }
 
@@ -122,10 +143,16 @@ public final class DeviceContext
         return peerTimeoutNs;
     }
 
-    /** @return whether a progress thread runs. */
+    /** @return whether a progress thread runs (every mode but {@link ThreadingMode#INVOKER}). */
     public boolean progressThread()
     {
-        return progressThread;
+        return ThreadingMode.INVOKER != threadingMode;
+    }
+
+    /** @return who drives the device's progress. */
+    public ThreadingMode threadingMode()
+    {
+        return threadingMode;
     }
 
     /**

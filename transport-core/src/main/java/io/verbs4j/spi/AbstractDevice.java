@@ -14,6 +14,7 @@ import io.verbs4j.CompletionQueue;
 import io.verbs4j.Device;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 
 /**
  * The shared part of a device: capabilities, ownership of domains and completion queues, queue-pair numbering and
@@ -79,7 +80,9 @@ public abstract class AbstractDevice implements Device
             throw new IllegalArgumentException("completion queue capacity " + capacity + " is out of range [1, " +
                 capabilities.maxCqCapacity() + "]");
         }
-        final BaseCompletionQueue cq = new BaseCompletionQueue(this, capacity, progress(), context.newIdleStrategy());
+        // DEDICATED: the device's own threads are its only drivers; a poll only takes what they completed.
+        final Progress polling = ThreadingMode.DEDICATED == context.threadingMode() ? Progress.NONE : progress();
+        final BaseCompletionQueue cq = new BaseCompletionQueue(this, capacity, polling, context.newIdleStrategy());
         completionQueues.add(cq);
         return cq;
     }

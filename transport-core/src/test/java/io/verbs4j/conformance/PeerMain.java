@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.config.CoreConfiguration;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 
 /**
  * Child-JVM side of {@link RemotePeer}: reads one command per line on stdin, runs it on a {@link LocalPeer}, and
@@ -170,6 +171,15 @@ public final class PeerMain
         if (CoreConfiguration.PEER_TIMEOUT_PROP_NAME.equals(name))
         {
             context.peerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(Long.parseLong(value)));
+        }
+        else if (CoreConfiguration.THREADING_MODE_PROP_NAME.equals(name))
+        {
+            context.threadingMode(ThreadingMode.parse(value));
+        }
+        else if (CoreConfiguration.PROGRESS_THREAD_PROP_NAME.equals(name))
+        {
+            // A core setting, not a provider property: as a property the context would ignore it.
+            context.progressThread(Boolean.parseBoolean(value));
         }
         else
         {

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 
 /**
  * The one place where the tcp provider reads its settings. Each knob is a {@code *_PROP_NAME} with a
@@ -39,11 +40,13 @@ public final class TcpConfiguration
     public static final String IO_THREADS_DEFAULT = "1";
 
     /**
-     * Progress mode: {@code event} (I/O threads sleep in epoll/select until the kernel or a post wakes them) or
-     * {@code poll} (I/O threads busy-poll the sockets: lowest latency, burns one core per I/O thread).
+     * Progress mode: {@code event} (I/O threads sleep in epoll/select until the kernel or a post wakes them; threads
+     * polling a completion queue read too, see {@link #POLLER_READS_PROP_NAME}) or {@code poll} (on epoll, the
+     * application's completion-queue polls read and handle the sockets; the I/O threads read only as a backstop,
+     * see {@link #POLL_BACKSTOP_PROP_NAME}).
      */
     public static final String MODE_PROP_NAME = "verbs4j.tcp.mode";
-    /** Default mode: event-driven. */
+    /** Default mode: event-driven; {@code poll} when the device's threading mode is {@code INVOKER}. */
     public static final String MODE_DEFAULT = "event";
 
     /** Socket implementation: {@code auto} (epoll where available, else NIO), {@code epoll} or {@code nio}. */
@@ -212,7 +215,9 @@ public final class TcpConfiguration
         networkInterface = context.get(INTERFACE_PROP_NAME, INTERFACE_DEFAULT).trim();
         bindAny = Boolean.parseBoolean(context.get(BIND_ANY_PROP_NAME, BIND_ANY_DEFAULT));
         ioThreads = positiveInt(context, IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
-        final String mode = context.get(MODE_PROP_NAME, MODE_DEFAULT);
+        // INVOKER: the application's polls drive the sockets, which is polling mode.
+        final String mode = context.get(MODE_PROP_NAME,
+            ThreadingMode.INVOKER == context.threadingMode() ? "poll" : MODE_DEFAULT);
         if (!"event".equals(mode) && !"poll".equals(mode))
         {
             throw new IllegalArgumentException(MODE_PROP_NAME + "=" + mode + "; use event or poll");

@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sockets on the polling thread (no thread hop): in event mode beside the I/O threads, which read whatever arrives
  * while nobody polls ({@link TcpConfiguration#POLLER_READS_PROP_NAME}, default on), in polling mode with the I/O
  * threads only backing it up. On NIO, under TLS or with poller reads off, the I/O threads do all the socket work and
- * polling drives nothing extra ({@link Progress#NONE}). The
- * {@code progressThread} setting of the context has no effect on this provider.
+ * polling drives nothing extra ({@link Progress#NONE}). Threading modes ({@code io.verbs4j.config.ThreadingMode}):
+ * {@code SHARED} is the above; {@code DEDICATED} leaves all socket work to the I/O threads (polls only take
+ * completions); {@code INVOKER} selects polling mode unless {@link TcpConfiguration#MODE_PROP_NAME} says otherwise.
  */
 public final class TcpDevice extends AbstractDevice
 {

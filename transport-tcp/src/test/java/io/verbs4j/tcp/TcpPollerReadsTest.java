@@ -15,6 +15,7 @@ import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -168,6 +169,23 @@ class TcpPollerReadsTest
             assertEquals(0, ((TcpQueuePair)pair.client).connection().reads().loopReads(),
                 "Netty's own read handle, untouched");
         }
+    }
+
+    @Test
+    void shouldLeaveTheSocketsToTheIoThreadsInTheDedicatedModeAndPollInTheInvokerMode()
+    {
+        final DeviceContext dedicated = new DeviceContext().threadingMode(ThreadingMode.DEDICATED);
+        try (TcpPair pair = new TcpPair(config -> { }, dedicated, new DeviceContext()))
+        {
+            writeAndReadBack(pair);
+            assertEquals(0, pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS),
+                "a poll only takes completions");
+            assertEquals(0, ((TcpQueuePair)pair.client).connection().poller().readsTaken());
+        }
+        assertTrue(TcpConfiguration.of(new DeviceContext().threadingMode(ThreadingMode.INVOKER)).pollingMode());
+        assertFalse(TcpConfiguration.of(new DeviceContext().threadingMode(ThreadingMode.INVOKER)
+            .property(TcpConfiguration.MODE_PROP_NAME, "event")).pollingMode(), "an explicit mode wins");
+        assertFalse(TcpConfiguration.of(new DeviceContext()).pollingMode());
     }
 
     @Test

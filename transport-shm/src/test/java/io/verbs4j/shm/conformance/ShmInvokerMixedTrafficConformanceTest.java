@@ -5,9 +5,14 @@ package io.verbs4j.shm.conformance;
 
 import java.util.Map;
 
+import io.verbs4j.config.CoreConfiguration;
 import io.verbs4j.conformance.AbstractMixedTrafficConformanceTest;
 
-/** The mixed two-way stress over shm without progress agents: only completion-queue polling drives each device. */
+/**
+ * The mixed two-way stress over shm in the INVOKER threading mode, without progress agents: only completion-queue
+ * polling drives each device. (Before the threading mode existed this class set {@code verbs4j.progress.thread} as a
+ * provider property, which the device context ignored, so it ran with agents.)
+ */
 class ShmInvokerMixedTrafficConformanceTest extends AbstractMixedTrafficConformanceTest
 {
     @Override
@@ -19,6 +24,6 @@ class ShmInvokerMixedTrafficConformanceTest extends AbstractMixedTrafficConforma
     @Override
     protected Map<String, String> modeProperties()
     {
-        return Map.of("verbs4j.progress.thread", "false");
+        return Map.of(CoreConfiguration.THREADING_MODE_PROP_NAME, "invoker");
     }
 }
