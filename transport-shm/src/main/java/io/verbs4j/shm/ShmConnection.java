@@ -6,8 +6,10 @@ package io.verbs4j.shm;
 import io.verbs4j.shm.protocol.ConnectionSegmentDescriptor;
 import io.verbs4j.spi.MappedMemory;
 import io.verbs4j.spi.RegionMemory;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
  * One side's view of a connection segment ({@link ConnectionSegmentDescriptor}): the ring it writes, the ring it
@@ -30,6 +32,11 @@ final class ShmConnection
     /** Where this side answers the peer's served READ and atomic requests. */
     final long peerStagingAddress;
     final int stagingLength;
+    /** Address of the incoming ring's records, for {@link #hasIncoming()}. */
+    private final long inRecordsAddress;
+    /** Address of the incoming ring's head position (written by this side, its consumer). */
+    private final long inHeadAddress;
+    private final int inMask;
 
     ShmConnection(
         final RegionMemory memory,
@@ -56,6 +63,25 @@ final class ShmConnection
         this.stagingLength = ConnectionSegmentDescriptor.stagingLength(ringCapacity);
         this.localStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, side));
         this.peerStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, 1 - side));
+        this.inRecordsAddress = in.buffer().addressOffset();
+        this.inHeadAddress = inRecordsAddress + in.capacity() + RingBufferDescriptor.HEAD_POSITION_OFFSET;
+        this.inMask = in.capacity() - 1;
+    }
+
+    /**
+     * Whether a committed record waits at the head of the incoming ring: one volatile load of the record's length
+     * word, the cache line the read that follows needs anyway. {@code in.size()} would also load the producer's
+     * tail counter, a second line the peer writes on every record, so a poll that finds a record would wait for
+     * two lines to cross instead of one. Agrona's producer zeroes the header after each record it claims, and its
+     * consumer relies on the same rule: a positive length at the head is a committed record (or padding), zero or
+     * negative is nothing yet.
+     * <p>
+     * Threading: the ring's consumer (the holder of the device's progress, which keeps the mapping alive).
+     */
+    boolean hasIncoming()
+    {
+        final long head = UnsafeApi.getLongVolatile(null, inHeadAddress);
+        return UnsafeApi.getIntVolatile(null, inRecordsAddress + ((int)head & inMask)) > 0;
     }
 
     long peerAckedMsn()

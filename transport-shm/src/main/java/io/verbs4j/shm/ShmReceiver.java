@@ -226,7 +226,7 @@ final class ShmReceiver implements ControlledMessageHandler
      */
     private boolean mayHaveWork(final ShmConnection c)
     {
-        return c.in.size() > 0 || expectedMsn != publishedAck || broken || sender.mayHaveWork(c);
+        return c.hasIncoming() || expectedMsn != publishedAck || broken || sender.mayHaveWork(c);
     }
 
     // ---------------------------------------------------------------- records
