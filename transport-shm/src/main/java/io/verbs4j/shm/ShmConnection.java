@@ -37,6 +37,8 @@ final class ShmConnection
     /** Address of the incoming ring's head position (written by this side, its consumer). */
     private final long inHeadAddress;
     private final int inMask;
+    /** Address of the peer's control block: polled every idle progress round, so read without bounds checks. */
+    private final long peerControlAddress;
 
     ShmConnection(
         final RegionMemory memory,
@@ -66,6 +68,7 @@ final class ShmConnection
         this.inRecordsAddress = in.buffer().addressOffset();
         this.inHeadAddress = inRecordsAddress + in.capacity() + RingBufferDescriptor.HEAD_POSITION_OFFSET;
         this.inMask = in.capacity() - 1;
+        this.peerControlAddress = segment.addressOffset() + peerControl;
     }
 
     /**
@@ -86,12 +89,12 @@ final class ShmConnection
 
     long peerAckedMsn()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
     }
 
     long peerRnrCount()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
     }
 
     long peerRnrMsn()
@@ -101,7 +104,7 @@ final class ShmConnection
 
     long peerErrorMsnPlusOne()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
     }
 
     int peerErrorStatus()
@@ -111,7 +114,7 @@ final class ShmConnection
 
     boolean peerClosed()
     {
-        return 0 != segment.getIntVolatile(peerControl + ConnectionSegmentDescriptor.CLOSED_OFFSET);
+        return 0 != UnsafeApi.getIntVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.CLOSED_OFFSET);
     }
 
     void putAcked(final long msn)
