@@ -6,8 +6,10 @@ package io.verbs4j.shm;
 import io.verbs4j.shm.protocol.ConnectionSegmentDescriptor;
 import io.verbs4j.spi.MappedMemory;
 import io.verbs4j.spi.RegionMemory;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
  * One side's view of a connection segment ({@link ConnectionSegmentDescriptor}): the ring it writes, the ring it
@@ -30,6 +32,13 @@ final class ShmConnection
     /** Where this side answers the peer's served READ and atomic requests. */
     final long peerStagingAddress;
     final int stagingLength;
+    /** Address of the incoming ring's records, for {@link #hasIncoming()}. */
+    private final long inRecordsAddress;
+    /** Address of the incoming ring's head position (written by this side, its consumer). */
+    private final long inHeadAddress;
+    private final int inMask;
+    /** Address of the peer's control block: polled every idle progress round, so read without bounds checks. */
+    private final long peerControlAddress;
 
     ShmConnection(
         final RegionMemory memory,
@@ -56,16 +65,36 @@ final class ShmConnection
         this.stagingLength = ConnectionSegmentDescriptor.stagingLength(ringCapacity);
         this.localStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, side));
         this.peerStagingAddress = memory.addressOf(ConnectionSegmentDescriptor.stagingOffset(ringCapacity, 1 - side));
+        this.inRecordsAddress = in.buffer().addressOffset();
+        this.inHeadAddress = inRecordsAddress + in.capacity() + RingBufferDescriptor.HEAD_POSITION_OFFSET;
+        this.inMask = in.capacity() - 1;
+        this.peerControlAddress = segment.addressOffset() + peerControl;
+    }
+
+    /**
+     * Whether a committed record waits at the head of the incoming ring: one volatile load of the record's length
+     * word, the cache line the read that follows needs anyway. {@code in.size()} would also load the producer's
+     * tail counter, a second line the peer writes on every record, so a poll that finds a record would wait for
+     * two lines to cross instead of one. Agrona's producer zeroes the header after each record it claims, and its
+     * consumer relies on the same rule: a positive length at the head is a committed record (or padding), zero or
+     * negative is nothing yet.
+     * <p>
+     * Threading: the ring's consumer (the holder of the device's progress, which keeps the mapping alive).
+     */
+    boolean hasIncoming()
+    {
+        final long head = UnsafeApi.getLongVolatile(null, inHeadAddress);
+        return UnsafeApi.getIntVolatile(null, inRecordsAddress + ((int)head & inMask)) > 0;
     }
 
     long peerAckedMsn()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
     }
 
     long peerRnrCount()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
     }
 
     long peerRnrMsn()
@@ -75,7 +104,7 @@ final class ShmConnection
 
     long peerErrorMsnPlusOne()
     {
-        return segment.getLongVolatile(peerControl + ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
+        return UnsafeApi.getLongVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
     }
 
     int peerErrorStatus()
@@ -85,7 +114,7 @@ final class ShmConnection
 
     boolean peerClosed()
     {
-        return 0 != segment.getIntVolatile(peerControl + ConnectionSegmentDescriptor.CLOSED_OFFSET);
+        return 0 != UnsafeApi.getIntVolatile(null, peerControlAddress + ConnectionSegmentDescriptor.CLOSED_OFFSET);
     }
 
     void putAcked(final long msn)

@@ -7,6 +7,8 @@ import io.verbs4j.CompletionHandler;
 import io.verbs4j.Opcode;
 import io.verbs4j.WcStatus;
 import io.verbs4j.shm.protocol.FrameDescriptor;
+import io.verbs4j.shm.protocol.MessageRecordFlyweight;
+import io.verbs4j.shm.protocol.SegmentHeader;
 import io.verbs4j.spi.WorkQueue;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
@@ -33,6 +35,7 @@ final class ShmEagerMessages
     private final WorkQueue rq;
 
     // Send side, owned by the holder of the send lock.
+    private final MessageRecordFlyweight sendRecord = new MessageRecordFlyweight();
     private long fragPos = -1;
     private long fragDone;
 
@@ -69,25 +72,35 @@ final class ShmEagerMessages
     }
 
     /**
-     * Writes a SEND whose payload fits one record, copied into it.
+     * Writes a SEND whose payload fits one record: every header field and the payload stored once, in place,
+     * through the {@link MessageRecordFlyweight} (no staging of the record, no bounds check per field).
      *
      * @return false if the ring is full.
      */
     boolean sendInline(final ShmConnection c, final long pos, final int opcode, final long total)
     {
-        final int index = sender.claim(c, FrameDescriptor.TYPE_SEND_INLINE,
-            FrameDescriptor.HEADER_LENGTH + (int)total);
+        final OneToOneRingBuffer ring = c.out;
+        final int payload = (int)total;
+        final int index = sender.claim(c, FrameDescriptor.TYPE_SEND_INLINE, FrameDescriptor.HEADER_LENGTH + payload);
         if (index < 0)
         {
             return false;
         }
-        final OneToOneRingBuffer ring = c.out;
-        final AtomicBuffer buffer = ring.buffer();
-        final long msn = window.putMessageHeader(buffer, index, pos, opcode, total);
-        buffer.putInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET, 0);
-        if (total > 0)
+        final WorkQueue sq = this.sq;
+        final MessageRecordFlyweight record = sendRecord.wrap(ring.buffer().addressOffset() + index);
+        final long msn = window.nextMsn();
+        record.putHeader(SegmentHeader.VERSION, Opcode.hasImmediate(opcode) ? FrameDescriptor.FLAG_WITH_IMM : 0,
+            sq.immediateData(pos), msn, payload, 0);
+        if (payload > 0)
         {
-            sq.gatherToAddress(pos, buffer.addressOffset() + index + FrameDescriptor.PAYLOAD_OFFSET);
+            if (sq.isInline(pos))
+            {
+                record.putPayload(sq.inlineAddress(pos), payload);
+            }
+            else
+            {
+                sq.gatherToAddress(pos, record.payloadAddress());
+            }
         }
         window.track(msn, pos, ShmSendWindow.KIND_COMPLETE, 0);
         ring.commit(index);
@@ -172,10 +185,9 @@ final class ShmEagerMessages
      *
      * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} (nothing copied) if the receive is shorter.
      */
-    int receiveInline(final long pos, final MutableDirectBuffer buffer, final int index, final int messageLength)
+    int receiveInline(final long pos, final long payloadAddress, final int messageLength)
     {
-        return rq.scatterFromAddress(
-            pos, buffer.addressOffset() + index + FrameDescriptor.PAYLOAD_OFFSET, messageLength);
+        return rq.scatterFromAddress(pos, payloadAddress, messageLength);
     }
 
     /**

@@ -11,6 +11,7 @@ import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
 import io.verbs4j.WcStatus;
 import io.verbs4j.shm.protocol.FrameDescriptor;
+import io.verbs4j.shm.protocol.MessageRecordFlyweight;
 import io.verbs4j.shm.protocol.SegmentHeader;
 import io.verbs4j.spi.WorkQueue;
 import io.verbs4j.stat.SingleWriterCounters;
@@ -69,6 +70,7 @@ final class ShmReceiver implements ControlledMessageHandler
     private boolean broken;
     private boolean remoteErrorSent;
     private ShmConnection reading;
+    private final MessageRecordFlyweight record = new MessageRecordFlyweight();
 
     /**
      * @param qp             the queue pair (state, receive queue, completions, connection, error).
@@ -226,7 +228,7 @@ final class ShmReceiver implements ControlledMessageHandler
      */
     private boolean mayHaveWork(final ShmConnection c)
     {
-        return c.in.size() > 0 || expectedMsn != publishedAck || broken || sender.mayHaveWork(c);
+        return c.hasIncoming() || expectedMsn != publishedAck || broken || sender.mayHaveWork(c);
     }
 
     // ---------------------------------------------------------------- records
@@ -235,19 +237,25 @@ final class ShmReceiver implements ControlledMessageHandler
     public Action onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
     {
         final ShmConnection c = reading;
-        if (length < FrameDescriptor.HEADER_LENGTH ||
-            SegmentHeader.VERSION != buffer.getShort(index + FrameDescriptor.VERSION_OFFSET))
+        if (length < FrameDescriptor.HEADER_LENGTH)
         {
             return protocolError(c, type, length, "short record or unknown version");
         }
-        final long msn = buffer.getLong(index + FrameDescriptor.MSN_OFFSET);
+        // The ring's read placed the whole record (length bytes from index) inside the ring: fields are read at
+        // its address without a bounds check each.
+        final MessageRecordFlyweight record = this.record.wrap(buffer.addressOffset() + index);
+        if (SegmentHeader.VERSION != record.version())
+        {
+            return protocolError(c, type, length, "short record or unknown version");
+        }
+        final long msn = record.msn();
         if (msn != expectedMsn || remoteErrorSent)
         {
             // Sent after a message this side refused (RNR): the sender retransmits from that one.
             return Action.CONTINUE;
         }
-        final int messageLength = buffer.getInt(index + FrameDescriptor.MESSAGE_LENGTH_OFFSET);
-        final int count = buffer.getInt(index + FrameDescriptor.SOURCE_COUNT_OFFSET);
+        final int messageLength = record.messageLength();
+        final int count = record.sourceCount();
         switch (type)
         {
             case FrameDescriptor.TYPE_SEND_INLINE:
@@ -292,7 +300,7 @@ final class ShmReceiver implements ControlledMessageHandler
         }
         else if (FrameDescriptor.TYPE_SEND_INLINE == type)
         {
-            status = eager.receiveInline(pos, buffer, index, messageLength);
+            status = eager.receiveInline(pos, record.payloadAddress(), messageLength);
         }
         else if (FrameDescriptor.TYPE_SEND_RENDEZVOUS == type)
         {
@@ -303,13 +311,11 @@ final class ShmReceiver implements ControlledMessageHandler
             opcode = Opcode.RECV_RDMA_WITH_IMM;
             status = WcStatus.SUCCESS;
         }
-        final boolean withImm = 0 != (buffer.getShort(index + FrameDescriptor.FLAGS_OFFSET) &
-            FrameDescriptor.FLAG_WITH_IMM);
+        final boolean withImm = 0 != (record.flags() & FrameDescriptor.FLAG_WITH_IMM);
         if (WcStatus.SUCCESS == status)
         {
             accepted(msn);
-            completeRecv(pos, opcode, messageLength,
-                withImm ? buffer.getInt(index + FrameDescriptor.IMMEDIATE_OFFSET) : 0,
+            completeRecv(pos, opcode, messageLength, withImm ? record.immediate() : 0,
                 withImm ? CompletionHandler.WITH_IMM : 0);
             return Action.CONTINUE;
         }
