@@ -17,9 +17,10 @@ import java.util.Locale;
  *   <li>{@link #DEDICATED}: only the device's own threads (shm: its progress agent; tcp: the I/O threads). A
  *       completion-queue poll only takes what they completed: cheap and predictable for applications with many
  *       polling threads, at the cost of a thread hop per completion.</li>
- *   <li>{@link #INVOKER}: only the application's completion-queue polls (no shm agent; tcp in polling mode, the I/O
- *       threads reading only as a backstop). Lowest latency for one busy-polling thread per device; an application
- *       that stops polling also stops the device (peer liveness included) until it polls again.</li>
+ *   <li>{@link #INVOKER}: only the application's completion-queue polls (no shm agent). Lowest latency for one
+ *       busy-polling thread per device; an application that stops polling also stops the device (peer liveness
+ *       included) until it polls again. tcp keeps its I/O threads (accept, handshakes, reads while nobody polls),
+ *       so there it behaves as {@link #SHARED}.</li>
  * </ul>
  * Posting is not progress: the posting thread carries a request as far as the provider allows in every mode.
  */

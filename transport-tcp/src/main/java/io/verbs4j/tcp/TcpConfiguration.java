@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.config.ClusterSecret;
 import io.verbs4j.config.DeviceContext;
-import io.verbs4j.config.ThreadingMode;
 
 /**
  * The one place where the tcp provider reads its settings. Each knob is a {@code *_PROP_NAME} with a
@@ -46,7 +45,7 @@ public final class TcpConfiguration
      * see {@link #POLL_BACKSTOP_PROP_NAME}).
      */
     public static final String MODE_PROP_NAME = "verbs4j.tcp.mode";
-    /** Default mode: event-driven; {@code poll} when the device's threading mode is {@code INVOKER}. */
+    /** Default mode: event-driven (whatever the device's threading mode; see {@link TcpDevice}). */
     public static final String MODE_DEFAULT = "event";
 
     /** Socket implementation: {@code auto} (epoll where available, else NIO), {@code epoll} or {@code nio}. */
@@ -215,9 +214,7 @@ public final class TcpConfiguration
         networkInterface = context.get(INTERFACE_PROP_NAME, INTERFACE_DEFAULT).trim();
         bindAny = Boolean.parseBoolean(context.get(BIND_ANY_PROP_NAME, BIND_ANY_DEFAULT));
         ioThreads = positiveInt(context, IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
-        // INVOKER: the application's polls drive the sockets, which is polling mode.
-        final String mode = context.get(MODE_PROP_NAME,
-            ThreadingMode.INVOKER == context.threadingMode() ? "poll" : MODE_DEFAULT);
+        final String mode = context.get(MODE_PROP_NAME, MODE_DEFAULT);
         if (!"event".equals(mode) && !"poll".equals(mode))
         {
             throw new IllegalArgumentException(MODE_PROP_NAME + "=" + mode + "; use event or poll");

@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * while nobody polls ({@link TcpConfiguration#POLLER_READS_PROP_NAME}, default on), in polling mode with the I/O
  * threads only backing it up. On NIO, under TLS or with poller reads off, the I/O threads do all the socket work and
  * polling drives nothing extra ({@link Progress#NONE}). Threading modes ({@code io.verbs4j.config.ThreadingMode}):
- * {@code SHARED} is the above; {@code DEDICATED} leaves all socket work to the I/O threads (polls only take
- * completions); {@code INVOKER} selects polling mode unless {@link TcpConfiguration#MODE_PROP_NAME} says otherwise.
+ * {@code SHARED} and {@code INVOKER} are the above (the I/O threads cannot be done without: they accept, shake hands
+ * and read while nobody polls; polling mode, {@link TcpConfiguration#MODE_PROP_NAME}{@code =poll}, reduces them to
+ * a backstop); {@code DEDICATED} leaves all socket work to the I/O threads (polls only take completions).
  */
 public final class TcpDevice extends AbstractDevice
 {
