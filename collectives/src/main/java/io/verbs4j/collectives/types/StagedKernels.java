@@ -36,10 +36,9 @@ final class StagedKernels
     /** Bytes per staged block: three blocks in flight fit in a 32 KiB L1 data cache. */
     static final int BLOCK_BYTES = 4096;
 
-    private static final long FLOAT_BASE = UnsafeApi.arrayBaseOffset(float[].class);
-    private static final long DOUBLE_BASE = UnsafeApi.arrayBaseOffset(double[].class);
-    private static final long INT_BASE = UnsafeApi.arrayBaseOffset(int[].class);
-    private static final long LONG_BASE = UnsafeApi.arrayBaseOffset(long[].class);
+
+    /** Where every primitive array's elements start (the same offset for each element type in HotSpot, checked). */
+    private static final long ARRAY_BASE = arrayBase();
 
     private static final ThreadLocal<Blocks> BLOCKS = ThreadLocal.withInitial(Blocks::new);
 
@@ -47,56 +46,56 @@ final class StagedKernels
     {
     }
 
-    /** The per-thread arrays, one pair per element width, created on first use. */
+    private static long arrayBase()
+    {
+        final long base = UnsafeApi.arrayBaseOffset(float[].class);
+        if (base != UnsafeApi.arrayBaseOffset(double[].class) || base != UnsafeApi.arrayBaseOffset(int[].class) ||
+            base != UnsafeApi.arrayBaseOffset(long[].class))
+        {
+            throw new IllegalStateException("primitive arrays start at different offsets in this JVM");
+        }
+        return base;
+    }
+
+    /** The per-thread arrays, one pair per element type, created on first use. */
     private static final class Blocks
     {
-        private float[] floatA;
-        private float[] floatB;
-        private double[] doubleA;
-        private double[] doubleB;
-        private int[] intA;
-        private int[] intB;
-        private long[] longA;
-        private long[] longB;
+        private final Object[] first = new Object[DataType.values().length];
+        private final Object[] second = new Object[DataType.values().length];
 
-        float[] floatA()
+        /** @return the first array of {@code type}'s pair, creating the pair on first use. */
+        Object first(final DataType type)
         {
-            if (null == floatA)
+            final int index = type.ordinal();
+            if (null == first[index])
             {
-                floatA = new float[BLOCK_BYTES / Float.BYTES];
-                floatB = new float[BLOCK_BYTES / Float.BYTES];
+                first[index] = newArray(type);
+                second[index] = newArray(type);
             }
-            return floatA;
+            return first[index];
         }
 
-        double[] doubleA()
+        /** @return the second array of {@code type}'s pair, after {@link #first}. */
+        Object second(final DataType type)
         {
-            if (null == doubleA)
-            {
-                doubleA = new double[BLOCK_BYTES / Double.BYTES];
-                doubleB = new double[BLOCK_BYTES / Double.BYTES];
-            }
-            return doubleA;
+            return second[type.ordinal()];
         }
 
-        int[] intA()
+        private static Object newArray(final DataType type)
         {
-            if (null == intA)
+            switch (type)
             {
-                intA = new int[BLOCK_BYTES / Integer.BYTES];
-                intB = new int[BLOCK_BYTES / Integer.BYTES];
+                case FLOAT32:
+                    return new float[BLOCK_BYTES / Float.BYTES];
+                case FLOAT64:
+                    return new double[BLOCK_BYTES / Double.BYTES];
+                case INT32:
+                    return new int[BLOCK_BYTES / Integer.BYTES];
+                case INT64:
+                    return new long[BLOCK_BYTES / Long.BYTES];
+                default:
+                    throw new IllegalStateException("no staged kernel for " + type);
             }
-            return intA;
-        }
-
-        long[] longA()
-        {
-            if (null == longA)
-            {
-                longA = new long[BLOCK_BYTES / Long.BYTES];
-                longB = new long[BLOCK_BYTES / Long.BYTES];
-            }
-            return longA;
         }
     }
 
@@ -139,40 +138,35 @@ final class StagedKernels
         final long count)
     {
         final Blocks blocks = BLOCKS.get();
-        switch (type)
-        {
-            case FLOAT32:
-                float32(blocks, op, dst, a, b, count);
-                break;
-            case FLOAT64:
-                float64(blocks, op, dst, a, b, count);
-                break;
-            case INT32:
-                int32(blocks, op, dst, a, b, count);
-                break;
-            case INT64:
-                int64(blocks, op, dst, a, b, count);
-                break;
-            default:
-                throw new IllegalStateException("no staged kernel for " + type);
-        }
-    }
-
-    private static void float32(final Blocks blocks, final ReduceOp op, final long dst, final long a, final long b,
-        final long count)
-    {
-        final float[] x = blocks.floatA();
-        final float[] y = blocks.floatB;
-        final int block = x.length;
+        final Object x = blocks.first(type);
+        final Object y = blocks.second(type);
+        final int size = type.sizeBytes();
+        final int block = BLOCK_BYTES / size;
         for (long done = 0; done < count; done += block)
         {
             final int n = (int)Math.min(block, count - done);
-            final long offset = done * Float.BYTES;
-            final long bytes = (long)n * Float.BYTES;
-            UnsafeApi.copyMemory(null, a + offset, x, FLOAT_BASE, bytes);
-            UnsafeApi.copyMemory(null, b + offset, y, FLOAT_BASE, bytes);
-            float32(op, x, y, n);
-            UnsafeApi.copyMemory(x, FLOAT_BASE, null, dst + offset, bytes);
+            final long offset = done * size;
+            final long bytes = (long)n * size;
+            UnsafeApi.copyMemory(null, a + offset, x, ARRAY_BASE, bytes);
+            UnsafeApi.copyMemory(null, b + offset, y, ARRAY_BASE, bytes);
+            switch (type)
+            {
+                case FLOAT32:
+                    float32(op, (float[])x, (float[])y, n);
+                    break;
+                case FLOAT64:
+                    float64(op, (double[])x, (double[])y, n);
+                    break;
+                case INT32:
+                    int32(op, (int[])x, (int[])y, n);
+                    break;
+                case INT64:
+                    int64(op, (long[])x, (long[])y, n);
+                    break;
+                default:
+                    throw new IllegalStateException("no staged kernel for " + type);
+            }
+            UnsafeApi.copyMemory(x, ARRAY_BASE, null, dst + offset, bytes);
         }
     }
 
@@ -210,24 +204,6 @@ final class StagedKernels
         }
     }
 
-    private static void float64(final Blocks blocks, final ReduceOp op, final long dst, final long a, final long b,
-        final long count)
-    {
-        final double[] x = blocks.doubleA();
-        final double[] y = blocks.doubleB;
-        final int block = x.length;
-        for (long done = 0; done < count; done += block)
-        {
-            final int n = (int)Math.min(block, count - done);
-            final long offset = done * Double.BYTES;
-            final long bytes = (long)n * Double.BYTES;
-            UnsafeApi.copyMemory(null, a + offset, x, DOUBLE_BASE, bytes);
-            UnsafeApi.copyMemory(null, b + offset, y, DOUBLE_BASE, bytes);
-            float64(op, x, y, n);
-            UnsafeApi.copyMemory(x, DOUBLE_BASE, null, dst + offset, bytes);
-        }
-    }
-
     private static void float64(final ReduceOp op, final double[] x, final double[] y, final int n)
     {
         switch (op)
@@ -259,24 +235,6 @@ final class StagedKernels
                 break;
             default:
                 throw new IllegalStateException("reduce op " + op + " has no float kernel");
-        }
-    }
-
-    private static void int32(final Blocks blocks, final ReduceOp op, final long dst, final long a, final long b,
-        final long count)
-    {
-        final int[] x = blocks.intA();
-        final int[] y = blocks.intB;
-        final int block = x.length;
-        for (long done = 0; done < count; done += block)
-        {
-            final int n = (int)Math.min(block, count - done);
-            final long offset = done * Integer.BYTES;
-            final long bytes = (long)n * Integer.BYTES;
-            UnsafeApi.copyMemory(null, a + offset, x, INT_BASE, bytes);
-            UnsafeApi.copyMemory(null, b + offset, y, INT_BASE, bytes);
-            int32(op, x, y, n);
-            UnsafeApi.copyMemory(x, INT_BASE, null, dst + offset, bytes);
         }
     }
 
@@ -329,24 +287,6 @@ final class StagedKernels
                 break;
             default:
                 throw new IllegalStateException("unhandled reduce op " + op);
-        }
-    }
-
-    private static void int64(final Blocks blocks, final ReduceOp op, final long dst, final long a, final long b,
-        final long count)
-    {
-        final long[] x = blocks.longA();
-        final long[] y = blocks.longB;
-        final int block = x.length;
-        for (long done = 0; done < count; done += block)
-        {
-            final int n = (int)Math.min(block, count - done);
-            final long offset = done * Long.BYTES;
-            final long bytes = (long)n * Long.BYTES;
-            UnsafeApi.copyMemory(null, a + offset, x, LONG_BASE, bytes);
-            UnsafeApi.copyMemory(null, b + offset, y, LONG_BASE, bytes);
-            int64(op, x, y, n);
-            UnsafeApi.copyMemory(x, LONG_BASE, null, dst + offset, bytes);
         }
     }
 
