@@ -214,7 +214,11 @@ final class TcpSocketPoller
         }
         if (work > 0 && mayOwnReads)
         {
-            polledSinceTick = true;
+            if (!polledSinceTick)
+            {
+                // A read, not a store, on most polls: the flag is set once per tick period, not once per read.
+                polledSinceTick = true;
+            }
             if (!pollersOwnReads)
             {
                 pollersOwnReads = true;
