@@ -190,18 +190,22 @@ final class ShmReceiver implements ControlledMessageHandler
                 qp.enterError();
                 return work + 1;
             }
+            // The acknowledgement first, then the limit: the limit is released before a record is committed, so
+            // one read after an acknowledgement covers every record that acknowledgement can count. Read the other
+            // way round, records committed in between (by a posting thread) look acknowledged but never sent.
+            final long peerAcked = c.peerAckedMsn();
             final long trackedMsnLimit = sender.trackedMsnLimit();
-            if (c.peerAckedMsn() > trackedMsnLimit)
+            if (peerAcked > trackedMsnLimit)
             {
                 // The counter is written by the peer: never trust it past what was sent (a huge value would
                 // otherwise spin this loop for ever and complete sends that were never carried out).
                 LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
-                    ": peer queue pair " + c.peerQpn + " acknowledged message " + c.peerAckedMsn() + " but only " +
+                    ": peer queue pair " + c.peerQpn + " acknowledged message " + peerAcked + " but only " +
                     trackedMsnLimit + " were sent; connection to ERROR");
                 qp.enterError();
                 return work + 1;
             }
-            work += sender.processAcks(c);
+            work += sender.processAcks(c, peerAcked);
             if (peerClosed && QpState.ERROR != qp.state())
             {
                 qp.enterError();

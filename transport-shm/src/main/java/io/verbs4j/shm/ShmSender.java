@@ -522,10 +522,15 @@ final class ShmSender
             (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
     }
 
-    int processAcks(final ShmConnection c)
+    /**
+     * Takes the peer's acknowledgements up to {@code acked}, then its NAK and error.
+     *
+     * @param acked the peer's acknowledged MSN as read and checked against {@link #trackedMsnLimit()} by the caller
+     *              (not read again here: a later, larger value would not have been checked).
+     */
+    int processAcks(final ShmConnection c, final long acked)
     {
         int work = 0;
-        final long acked = c.peerAckedMsn();
         final WorkQueue sq = this.sq;
         final ShmSendWindow window = this.window;
         while (window.ackedSeen() < acked)
