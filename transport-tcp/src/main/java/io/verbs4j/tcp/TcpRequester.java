@@ -60,6 +60,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private final TcpFrameWriter frames;
     private final long maxInflightBytes;
     private final TcpRequestEncoder encoder;
+    private static final boolean IDLE_EXP = Boolean.getBoolean("exp.idle");
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
     private WorkQueue sendQueue;
@@ -227,7 +228,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
                 {
                     break;
                 }
-                if (encoder.carriesLargePayload(pos))
+                if (encoder.carriesLargePayload(pos) && !(IDLE_EXP && 0 == inflightBytes && 0 == writer.frameCount()))
                 {
                     // Bulk goes through the I/O thread: the hand-off costs nothing next to the copy, and streams
                     // of large frames written by posting threads measured slower (benchmarks/RESULTS.md, issue 12).

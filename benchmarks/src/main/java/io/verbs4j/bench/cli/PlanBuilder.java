@@ -45,6 +45,7 @@ public final class PlanBuilder
      * @param window         bandwidth window.
      * @param busyPoll       idle mode.
      * @param timeoutMs      longest single wait.
+     * @param warmupMinMs    least warm-up time per size (0: exactly the warm-up iterations).
      * @return the plans.
      * @throws IllegalArgumentException with a user-facing message for unknown or unusable transports.
      */
@@ -56,7 +57,8 @@ public final class PlanBuilder
         final Long warmup,
         final int window,
         final boolean busyPoll,
-        final long timeoutMs)
+        final long timeoutMs,
+        final long warmupMinMs)
     {
         final boolean explicit = !transportNames.isEmpty();
         final List<PerftestTransport> transports = new ArrayList<>();
@@ -94,7 +96,8 @@ public final class PlanBuilder
                 {
                     used.add(transport);
                     plans.add(new TestPlan(
-                        transport, kind, kindSizes, kindWarmup, kindIterations, kindWindow, busyPoll, timeoutMs));
+                        transport, kind, kindSizes, kindWarmup, kindIterations, kindWindow, busyPoll, timeoutMs,
+                        warmupMinMs));
                 }
             }
         }

@@ -109,6 +109,7 @@ public final class JsonLinesResultSink implements ResultSink
             field(json, "peer", header.peer());
             field(json, "idle", header.idleMode());
             field(json, "warmup", header.warmup());
+            field(json, "warmup_min_ms", header.warmupMinMs());
             field(json, "java", header.javaVersion());
             field(json, "cpus", Runtime.getRuntime().availableProcessors());
             if (null != header.method())

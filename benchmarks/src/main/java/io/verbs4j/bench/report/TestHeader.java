@@ -18,6 +18,8 @@ import io.verbs4j.bench.spi.TestKind;
  * @param javaVersion the initiator's {@code java.vm.version}.
  * @param method      how the transport measures this test ({@link io.verbs4j.bench.spi.TransportUnderTest#method}),
  *                    or {@code null} for the harness's generic method.
+ * @param warmupMinMs  least time spent warming up per size, in untimed sessions before the timed one (0: exactly
+ *                    {@code warmup} iterations).
  */
 public record TestHeader(
     String transport,
@@ -28,6 +30,27 @@ public record TestHeader(
     long warmup,
     int window,
     String javaVersion,
-    String method)
+    String method,
+    long warmupMinMs)
 {
+    /** A header for exactly {@code warmup} iterations of warm-up (no time minimum). */
+    public TestHeader(
+        final String transport,
+        final String description,
+        final TestKind kind,
+        final String peer,
+        final String idleMode,
+        final long warmup,
+        final int window,
+        final String javaVersion,
+        final String method)
+    {
+        this(transport, description, kind, peer, idleMode, warmup, window, javaVersion, method, 0);
+    }
+
+    /** @return the warm-up as the banner states it: iterations, and the time minimum if there is one. */
+    public String warmupDescription()
+    {
+        return warmupMinMs > 0 ? warmup + " + >= " + warmupMinMs + " ms" : Long.toString(warmup);
+    }
 }

@@ -48,7 +48,7 @@ public final class TextResultSink implements ResultSink
         out.println(PerftestFormat.RESULT_LINE);
         out.println("                    " + header.transport() + " " + header.kind().title() + " Test");
         out.println(pair("Transport", header.transport(), "Peer", header.peer()));
-        out.println(pair("Idle strategy", header.idleMode(), "Warm-up iters", Long.toString(header.warmup())));
+        out.println(pair("Idle strategy", header.idleMode(), "Warm-up iters", header.warmupDescription()));
         if (TestKind.BANDWIDTH == header.kind())
         {
             out.println(pair("TX depth", Integer.toString(header.window()), "Java", header.javaVersion()));

@@ -19,6 +19,8 @@ import java.util.List;
  * @param window     messages per bandwidth window (1 for latency).
  * @param busyPoll   idle mode.
  * @param timeoutMs  longest single wait.
+ * @param warmupMinMs least warm-up time per size: untimed sessions run before the timed one until the warm-up has
+ *                    lasted this long ({@link PerftestClient}); 0 for exactly {@code warmup} iterations.
  */
 public record TestPlan(
     PerftestTransport transport,
@@ -28,8 +30,23 @@ public record TestPlan(
     long iterations,
     int window,
     boolean busyPoll,
-    long timeoutMs)
+    long timeoutMs,
+    long warmupMinMs)
 {
+    /** A plan warmed up by exactly {@code warmup} iterations per size (no time minimum). */
+    public TestPlan(
+        final PerftestTransport transport,
+        final TestKind kind,
+        final List<Integer> sizes,
+        final long warmup,
+        final long iterations,
+        final int window,
+        final boolean busyPoll,
+        final long timeoutMs)
+    {
+        this(transport, kind, sizes, warmup, iterations, window, busyPoll, timeoutMs, 0);
+    }
+
     /**
      * The session for one size.
      *

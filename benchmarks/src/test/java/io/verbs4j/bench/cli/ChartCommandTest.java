@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ChartCommandTest
 {
     private static final String[] PERFTEST_MEMCPY = {"perftest", "-T", "memcpy", "--test", "bw", "-s", "1K,64K",
-        "-n", "64", "-w", "8"};
+        "-n", "64", "-w", "8", "--warmup-exact"};
     private static final String[] COLL_THREADS = {"coll", "allreduce", "-g", "2", "--threads", "-b", "64", "-e", "4K",
         "-f", "8", "-w", "2", "--warmup-exact", "-n", "3"};
 

@@ -119,12 +119,13 @@ class PerftestCommandTest
     @Test
     void shouldPrintBandwidthInMebibytesPerSecondByDefaultAndGigabitsWithReportGbits()
     {
-        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8"));
+        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8",
+            "--warmup-exact"));
         assertTrue(out.toString().contains("BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]"), out::toString);
         out.getBuffer().setLength(0);
 
         assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8",
-            "--report_gbits"));
+            "--warmup-exact", "--report_gbits"));
         assertTrue(out.toString().contains("BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"), out::toString);
     }
 
@@ -132,7 +133,7 @@ class PerftestCommandTest
     void shouldKeepTheJsonKeysWhateverTheTableUnit()
     {
         assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "4K", "-n", "64", "-w", "8",
-            "--report_gbits", "--format", "json"));
+            "--warmup-exact", "--report_gbits", "--format", "json"));
         final String json = out.toString();
         for (final String key : new String[] { "\"type\":\"bandwidth\"", "\"transport\":\"memcpy\"",
             "\"bytes\":4096", "\"bw_peak_GBps\":", "\"bw_average_GBps\":", "\"msg_rate_Mpps\":" })
@@ -144,8 +145,29 @@ class PerftestCommandTest
     @Test
     void shouldRunInProcessTransportWithoutPeer()
     {
-        assertEquals(0, run("perftest", "-T", "memcpy", "-s", "4K", "-n", "64", "-w", "8", "--format", "json"));
+        assertEquals(0, run("perftest", "-T", "memcpy", "-s", "4K", "-n", "64", "-w", "8",
+            "--warmup-exact", "--format", "json"));
         assertTrue(out.toString().contains("\"transport\":\"memcpy\""), out::toString);
         assertTrue(out.toString().contains("\"peer\":\"in-process\""), out::toString);
+    }
+
+    @Test
+    void shouldWarmUpForTheLeastTimeInUntimedSessionsThenReportOneRowPerSize()
+    {
+        final long startNs = System.nanoTime();
+        assertEquals(0, run("perftest", "-T", "memcpy", "--test", "bw", "-s", "1K,4K", "-n", "64", "-w", "8",
+            "--warmup-ms", "300", "--format", "json"));
+        final long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        final String json = out.toString();
+        assertTrue(tookMs >= 600, () -> "two sizes warmed up for >= 300 ms each took " + tookMs + " ms");
+        assertEquals(2, json.split("\"type\":\"bandwidth\"", -1).length - 1, json);
+        assertTrue(json.contains("\"warmup\":8,\"warmup_min_ms\":300"), json);
+    }
+
+    @Test
+    void shouldRefuseANegativeWarmupTime()
+    {
+        assertEquals(2, run("perftest", "-T", "memcpy", "--warmup-ms", "-1"));
+        assertTrue(err.toString().contains("--warmup-ms"), err::toString);
     }
 }

@@ -29,7 +29,8 @@ class PerftestLocalSmokeTest
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
 
-        final int code = commandLine.execute("perftest", "-s", "8,4K", "-n", "50", "-w", "10", "-t", "8",
+        final int code = commandLine.execute("perftest", "-s", "8,4K", "-n", "50", "-w", "10",
+            "--warmup-exact", "-t", "8",
             "--timeout", "20", "--format", "json");
 
         assertEquals(0, code, () -> out + "\n" + err);
@@ -56,7 +57,8 @@ class PerftestLocalSmokeTest
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(new StringWriter(), true));
 
-        final int code = commandLine.execute("perftest", "-T", "socket", "-s", "64", "-n", "20", "-w", "5");
+        final int code = commandLine.execute("perftest", "-T", "socket", "-s", "64", "-n", "20", "-w", "5",
+            "--warmup-exact");
 
         assertEquals(0, code, out::toString);
         assertTrue(out.toString().contains("socket Latency Test"), out::toString);

@@ -388,7 +388,7 @@ class MultiHostSystemTest
         assertNotNull(server.awaitLine(l -> l.startsWith("VERBS4J-READY"), RUN_TIMEOUT_MS), server.text());
         final NsProcess client = cluster.exec("perftest-client", 2, Map.of(), Main.class,
             List.of("perftest", "--client", NetnsCluster.address(1), "-T", "tcp-write,socket", "--test", "lat,bw",
-                "-s", "8,65536", "-n", "300", "-w", "100", "--timeout", "120"));
+                "-s", "8,65536", "-n", "300", "-w", "100", "--warmup-exact", "--timeout", "120"));
         final Integer exit = client.awaitExit(RUN_TIMEOUT_MS);
         assertNotNull(exit, "perftest client did not finish\n" + client.text());
         assertEquals(0, exit, client.text());
