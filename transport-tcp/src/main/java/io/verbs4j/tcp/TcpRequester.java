@@ -60,7 +60,6 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private final TcpFrameWriter frames;
     private final long maxInflightBytes;
     private final TcpRequestEncoder encoder;
-    private static final boolean IDLE_EXP = Boolean.getBoolean("exp.idle");
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
     private WorkQueue sendQueue;
@@ -228,7 +227,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
                 {
                     break;
                 }
-                if (encoder.carriesLargePayload(pos) && !(IDLE_EXP && 0 == inflightBytes && 0 == writer.frameCount()))
+                if (encoder.carriesLargePayload(pos))
                 {
                     // Bulk goes through the I/O thread: the hand-off costs nothing next to the copy, and streams
                     // of large frames written by posting threads measured slower (benchmarks/RESULTS.md, issue 12).
