@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
 public final class Handshake
 {
     /** Protocol version; a peer with another version is refused. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Offset of the version. */
     public static final int VERSION_OFFSET = 0;
     /** Offset of the sender's rank. */

@@ -15,6 +15,13 @@ package io.verbs4j.collectives.link;
  *  kind 1 CREDIT : slot = 0, value = number of inbox slots the sender of this message has freed
  *  kind 2 ABORT  : slot = 0, value = 1 + the rank the sender blames for its failure (0: none); the sender closes
  *                  the connection right after, so the receiver can name the root cause instead of the messenger
+ *
+ *   31 30 29          24 23          18 17                              0
+ *  +-----+--------------+--------------+---------------------------------+
+ *  |  3  | slot (6 bits)| credits (6)  |  length (18 bits)               |
+ *  +-----+--------------+--------------+---------------------------------+
+ *  kind 3 DATA_CREDIT: a DATA message that also returns 1..63 freed inbox slots (payloads below 256 KiB): in
+ *                  traffic that flows both ways the credits ride on the next message instead of a write of their own
  * </pre>
  * DATA is a write of the payload into the receiver's inbox slot {@code seq mod slots}; CREDIT is a 0-byte write.
  * The protocol version lives in the connection handshake ({@link Handshake#VERSION}).
@@ -27,6 +34,8 @@ public final class ImmediateData
     public static final int KIND_CREDIT = 1;
     /** Failure notice. */
     public static final int KIND_ABORT = 2;
+    /** Data message carrying credits. */
+    public static final int KIND_DATA_CREDIT = 3;
     /** Bit position of the kind. */
     public static final int KIND_SHIFT = 30;
     /** Bit position of the slot number. */
@@ -39,6 +48,12 @@ public final class ImmediateData
     public static final int MAX_VALUE = VALUE_MASK;
     /** DATA value of a leave message: above every slot size (at most 8 MiB). */
     public static final int LEAVE_LENGTH = VALUE_MASK;
+    /** Bit position of the credits of a DATA_CREDIT message. */
+    public static final int CREDITS_SHIFT = 18;
+    /** Most credits a DATA_CREDIT message returns. */
+    public static final int MAX_PIGGYBACK_CREDITS = 0x3F;
+    /** Longest payload of a DATA_CREDIT message. */
+    public static final int MAX_PIGGYBACK_LENGTH = (1 << CREDITS_SHIFT) - 1;
 
     private ImmediateData()
     {
@@ -52,6 +67,47 @@ public final class ImmediateData
     public static int data(final long seq, final int length)
     {
         return (KIND_DATA << KIND_SHIFT) | (((int)seq & SLOT_MASK) << SLOT_SHIFT) | length;
+    }
+
+    /**
+     * @param seq     message sequence number.
+     * @param length  payload length, 0..{@link #MAX_PIGGYBACK_LENGTH}.
+     * @param credits slots freed, 1..{@link #MAX_PIGGYBACK_CREDITS}.
+     * @return the immediate of a DATA_CREDIT message.
+     */
+    public static int dataWithCredits(final long seq, final int length, final int credits)
+    {
+        return (KIND_DATA_CREDIT << KIND_SHIFT) | (((int)seq & SLOT_MASK) << SLOT_SHIFT) |
+            (credits << CREDITS_SHIFT) | length;
+    }
+
+    /**
+     * @param kind a message kind.
+     * @return whether it carries a payload into an inbox slot (DATA or DATA_CREDIT).
+     */
+    public static boolean isData(final int kind)
+    {
+        return KIND_DATA == kind || KIND_DATA_CREDIT == kind;
+    }
+
+    /**
+     * @param imm the immediate of a DATA or DATA_CREDIT message.
+     * @return its payload length (or {@link #LEAVE_LENGTH}).
+     */
+    public static int dataLength(final int imm)
+    {
+        return KIND_DATA_CREDIT == kind(imm) ? imm & MAX_PIGGYBACK_LENGTH : imm & VALUE_MASK;
+    }
+
+    /**
+     * @param imm an immediate.
+     * @return the credits it returns: a CREDIT message's value, a DATA_CREDIT message's credits, else 0.
+     */
+    public static int credits(final int imm)
+    {
+        final int kind = kind(imm);
+        return KIND_CREDIT == kind ? imm & VALUE_MASK :
+            (KIND_DATA_CREDIT == kind ? (imm >>> CREDITS_SHIFT) & MAX_PIGGYBACK_CREDITS : 0);
     }
 
     /**

@@ -27,8 +27,10 @@ import org.agrona.UnsafeApi;
  *       the source is busy until the completion) or, if the source is not registered in this link's protection
  *       domain, copied first into a staging slot.</li>
  *   <li>The sender starts with {@code slots} credits and spends one per message. The receiver reads a message in
- *       place, then releases it; every {@code max(1, slots/2)} releases it sends one 0-byte WRITE_WITH_IMM of kind
- *       CREDIT carrying the count. Batching never deadlocks because the batch is at most {@code slots}.</li>
+ *       place, then releases it; the freed slots ride on its next DATA message to that peer (kind DATA_CREDIT, when
+ *       the payload is below 256 KiB), and once {@code max(1, slots/2)} are pending with no message to carry them
+ *       it sends one 0-byte WRITE_WITH_IMM of kind CREDIT carrying the count. Batching never deadlocks because the
+ *       batch is at most {@code slots}.</li>
  *   <li>Unsignaled posts are bounded: every 16th post is signaled so that send-queue slots are recycled.</li>
  *   <li>Any error completion, or the queue pair found in ERROR, fails the link and with it the communicator.</li>
  * </ol>
@@ -200,13 +202,18 @@ public final class VerbsPeerLink implements PeerLink
         }
         final boolean track = length > maxInline;
         final boolean signaled = track || 0 == (postCount % SIGNAL_INTERVAL);
+        // Freed slots ride on the message where they fit, saving the peer a CREDIT message (and tcp a frame).
+        final int returned = length >= 0 && length <= ImmediateData.MAX_PIGGYBACK_LENGTH &&
+            pendingCredits <= ImmediateData.MAX_PIGGYBACK_CREDITS ? pendingCredits : 0;
         data.wrId(seq)
             .flags((signaled ? SendRequest.SIGNALED : 0) | (inline ? SendRequest.INLINE : 0))
             .remote(remoteInbox + slotOffset, remoteRkey)
-            .immediateData(ImmediateData.data(seq, length < 0 ? ImmediateData.LEAVE_LENGTH : length));
+            .immediateData(returned > 0 ? ImmediateData.dataWithCredits(seq, length, returned) :
+                ImmediateData.data(seq, length < 0 ? ImmediateData.LEAVE_LENGTH : length));
         final int rc = qp.postSend(data);
         if (QueuePair.OK == rc)
         {
+            pendingCredits -= returned;
             credits--;
             postCount++;
             tracked[(int)(seq & TRACK_MASK)] = track;
@@ -376,21 +383,18 @@ public final class VerbsPeerLink implements PeerLink
             }
             return;
         }
-        if (ImmediateData.KIND_DATA == kind)
+        if (ImmediateData.isData(kind))
         {
             if (ImmediateData.slot(imm) != (int)(arrivedSeq & ImmediateData.SLOT_MASK))
             {
                 fail("protocol error: message " + arrivedSeq + " arrived with slot tag " + ImmediateData.slot(imm));
                 return;
             }
-            final int value = ImmediateData.value(imm);
+            final int value = ImmediateData.dataLength(imm);
             lengths[(int)(arrivedSeq % slots)] = ImmediateData.LEAVE_LENGTH == value ? PeerLink.LEAVE : value;
             arrivedSeq++;
         }
-        else
-        {
-            credits += ImmediateData.value(imm);
-        }
+        credits += ImmediateData.credits(imm);
     }
 
     /** Fails the link if its queue pair is in ERROR. */
