@@ -165,6 +165,17 @@ public final class TcpConfiguration
     public static final String POLLER_OWNS_READS_DEFAULT = "true";
 
     /**
+     * Whether an ACK asked for by frames a polling thread read waits for that thread's next poll (or the event loop's
+     * next {@link #POLL_BACKSTOP_PROP_NAME} tick) so that the application's answer carries it, instead of a frame and
+     * a system call of its own ({@code TcpAckHold}). Applies where a tick is guaranteed: polling mode, or event mode
+     * with {@link #POLLER_OWNS_READS_PROP_NAME}. An 8 B RDMA WRITE ping-pong made four writes per round trip without
+     * it (two data frames, two ACKs).
+     */
+    public static final String ACK_HOLD_PROP_NAME = "verbs4j.tcp.ack.hold";
+    /** Default: ACKs wait one poll for a frame to ride on. */
+    public static final String ACK_HOLD_DEFAULT = "true";
+
+    /**
      * Whether connections run over TLS (Netty's {@code SslHandler}, JDK provider), with mutual authentication by
      * certificates: both sides need {@link #TLS_KEYSTORE_PROP_NAME} and {@link #TLS_TRUSTSTORE_PROP_NAME}. TLS turns
      * off the zero-copy paths (direct writes from registered memory, reads straight into it, polling-mode reads).
@@ -202,6 +213,7 @@ public final class TcpConfiguration
     private final long directWriteMaxBytes;
     private final boolean pollerReads;
     private final boolean pollerOwnsReads;
+    private final boolean ackHold;
     private final ClusterSecret secret;
     private final boolean tls;
     private final String tlsKeyStore;
@@ -253,6 +265,7 @@ public final class TcpConfiguration
             positiveInt(context, POLL_BACKSTOP_PROP_NAME, POLL_BACKSTOP_DEFAULT));
         pollerReads = parseBoolean(context, POLLER_READS_PROP_NAME, POLLER_READS_DEFAULT);
         pollerOwnsReads = parseBoolean(context, POLLER_OWNS_READS_PROP_NAME, POLLER_OWNS_READS_DEFAULT);
+        ackHold = parseBoolean(context, ACK_HOLD_PROP_NAME, ACK_HOLD_DEFAULT);
         if (directReadThreshold < 0)
         {
             throw new IllegalArgumentException(DIRECT_READ_THRESHOLD_PROP_NAME + " must be >= 0");
@@ -399,6 +412,12 @@ public final class TcpConfiguration
     public boolean pollerOwnsReads()
     {
         return pollerOwnsReads;
+    }
+
+    /** @return whether ACKs asked for by frames a poller read may wait one poll for a frame to ride on. */
+    public boolean ackHold()
+    {
+        return ackHold;
     }
 
     /** @return polling mode's backstop read interval. */

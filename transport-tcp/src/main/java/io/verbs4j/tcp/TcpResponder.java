@@ -29,6 +29,8 @@ import org.agrona.UnsafeApi;
  */
 final class TcpResponder
 {
+    /** Payload bytes up to which a request asking for an ACK counts as small (latency-bound traffic). */
+    static final int SMALL_FRAME_BYTES = 16 * 1024;
     private static final int ACTION_DROP = 0;
     private static final int ACTION_RECV = 1;
     private static final int ACTION_WRITE = 2;
@@ -53,6 +55,7 @@ final class TcpResponder
     private long sequence;
     private int flags;
     private int length;
+    private boolean ackRequestedByLarge;
     private long address;
     private int rkey;
     private int argument;
@@ -323,6 +326,15 @@ final class TcpResponder
         return false;
     }
 
+    /**
+     * @return true if the request that asked for the pending ACK carried more than {@link #SMALL_FRAME_BYTES}: bulk
+     * traffic, whose next frame is a message time away, so the ACK should not wait for one.
+     */
+    boolean isAckRequestedByLarge()
+    {
+        return ackRequestedByLarge;
+    }
+
     /** @return true if a completed request asked for an immediate ACK that was not written yet. */
     boolean isAckRequested()
     {
@@ -359,6 +371,7 @@ final class TcpResponder
         if (0 != (flags & FrameFlyweight.FLAG_ACK_REQUEST))
         {
             ackRequested = true;
+            ackRequestedByLarge = length > SMALL_FRAME_BYTES;
         }
     }
 

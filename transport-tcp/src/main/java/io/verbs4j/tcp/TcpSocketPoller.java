@@ -68,6 +68,7 @@ final class TcpSocketPoller
     private final TcpRequester requester;
     private final TcpResponder responder;
     private final TcpReadOwnership reads;
+    private final TcpAckHold ackHold;
     private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable takeReadsTask = this::takeReadsFromEpoll;
     private final Runnable ownershipTask = this::onOwnershipTick;
@@ -117,6 +118,9 @@ final class TcpSocketPoller
         this.requester = requester;
         this.responder = responder;
         this.reads = new TcpReadOwnership(lock, this::decodeRead);
+        // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
+        this.ackHold = new TcpAckHold(configuration.ackHold() &&
+            (configuration.pollingMode() || configuration.pollerOwnsReads()));
     }
 
     /** @return the socket's read ownership (tests, diagnostics). */
@@ -207,6 +211,11 @@ final class TcpSocketPoller
                 counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, decoder.framesDecoded() - framesBefore);
                 afterPollFromApplication();
             }
+            else if (ackHold.takeHeld())
+            {
+                // Nothing came and the application did not answer: the ACK goes alone.
+                writeHeldAck();
+            }
         }
         finally
         {
@@ -273,10 +282,18 @@ final class TcpSocketPoller
                 // A direct batch carries the deferred ACK too.
                 requester.pumpFromPoller();
             }
-            if (responder.isAckRequested() && !requester.writeAckDirect())
+            if (responder.isAckRequested())
             {
-                // Frames wait (responses of this read, or Netty's): the ACK goes behind them.
-                responder.flushDeferredAck();
+                if (responder.isAckRequestedByLarge())
+                {
+                    // Bulk: the next frame is a message time away; the sender's window should not wait for it.
+                    ackHold.takeHeld();
+                    writeAck();
+                }
+                else if (!ackHold.holdOrRelease())
+                {
+                    writeAck();
+                }
             }
         }
         if (writer.takeWrittenFromApplication())
@@ -285,8 +302,53 @@ final class TcpSocketPoller
         }
     }
 
+    /** Application thread, driver lock held: the ACK alone, straight to the socket where nothing waits. */
+    private void writeAck()
+    {
+        if (!requester.writeAckDirect())
+        {
+            // Frames wait (responses of this read, or Netty's): the ACK goes behind them.
+            responder.flushDeferredAck();
+        }
+    }
+
+    /** Application thread, driver lock held: a held ACK that no frame carried goes out alone. */
+    private void writeHeldAck()
+    {
+        if (link.isEstablished() && !link.isClosed() && responder.isAckRequested())
+        {
+            writeAck();
+        }
+        if (writer.takeWrittenFromApplication())
+        {
+            writer.flush();
+        }
+    }
+
+    /** Event loop, on a tick: an ACK held for an application that stopped polling goes out now. */
+    private void releaseHeldAckFromLoop()
+    {
+        if (!ackHold.isHeld())
+        {
+            return;
+        }
+        final boolean locked = lock.lockIo();
+        try
+        {
+            if (ackHold.takeHeld() && !link.isClosed())
+            {
+                link.onReadComplete();
+            }
+        }
+        finally
+        {
+            lock.unlockIo(locked);
+        }
+    }
+
     private void onBackstopTick()
     {
+        releaseHeldAckFromLoop();
         final boolean locked = lock.lockIo();
         try
         {
@@ -324,6 +386,7 @@ final class TcpSocketPoller
      */
     private void onOwnershipTick()
     {
+        releaseHeldAckFromLoop();
         if (polledSinceTick && !link.isClosed())
         {
             polledSinceTick = false;

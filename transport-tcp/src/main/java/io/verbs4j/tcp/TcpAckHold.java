@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.tcp;
+
+/**
+ * Whether an ACK that frames read by a polling thread asked for goes out at once or waits a little for a frame to
+ * ride on. A poller's read hands the application its completion in the same poll; an application that answers (a
+ * ping-pong, every collective step) posts within microseconds, and its direct batch carries the ACK
+ * ({@link TcpResponder#deferredAck()}) — one write instead of two, and one read less on the peer. So the first
+ * request for an ACK is held; it is written, alone if it must be, by whichever comes first:
+ * <ul>
+ *   <li>the next poll of that connection that reads nothing (the application had its chance and did not answer);</li>
+ *   <li>the next poll that reads more frames asking for an ACK (one hold per ACK, never two in a row);</li>
+ *   <li>the event loop's next tick ({@link TcpConfiguration#pollBackstopNs()}: the ownership tick, or the polling
+ *       mode's backstop), which exists whenever a hold may be taken, for an application that stopped polling.</li>
+ * </ul>
+ * A sender's completion thus waits at most one more poll of the receiver, or one tick. Holding is off where no tick
+ * is guaranteed (event mode without {@link TcpConfiguration#pollerOwnsReads()}), and the poller does not hold an ACK
+ * asked for by a request of more than {@code TcpResponder.SMALL_FRAME_BYTES}: in bulk traffic the next frame is a
+ * message time away, and a held ACK narrowed the sender's window (1 MiB streams 5-10 % slower).
+ * <p>
+ * Threading: {@link #holdOrRelease()} and {@link #takeHeld()} under the connection's driver lock; {@link #isHeld()}
+ * from the event loop without it, to decide whether to take the lock (a stale answer costs one tick).
+ */
+final class TcpAckHold
+{
+    private final boolean enabled;
+    private volatile boolean held;
+
+    /** @param enabled whether ACKs may be held (a tick is guaranteed while they are). */
+    TcpAckHold(final boolean enabled)
+    {
+        this.enabled = enabled;
+    }
+
+    /**
+     * A poller's read completed frames that asked for an ACK.
+     *
+     * @return true if the ACK is held now (write nothing); false if it must be written now (holding is off, or
+     * an ACK was held already: it has waited one poll).
+     */
+    boolean holdOrRelease()
+    {
+        if (enabled && !held)
+        {
+            held = true;
+            return true;
+        }
+        if (held)
+        {
+            held = false;
+        }
+        return false;
+    }
+
+    /**
+     * A poll that read nothing, or a tick: the held ACK (if any) is to be written now.
+     *
+     * @return true if one was held (and is no longer).
+     */
+    boolean takeHeld()
+    {
+        if (held)
+        {
+            held = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return whether an ACK is held (any thread; may be stale). */
+    boolean isHeld()
+    {
+        return held;
+    }
+}
