@@ -126,7 +126,7 @@ public final class Steps
         {
             do
             {
-                waiter.poll(link.peer());
+                waiter.pollLeaving(link.peer());
             }
             while (!link.hasMessage());
             waiter.progressed();

@@ -147,6 +147,32 @@ public final class Waiter
         idle.idle();
     }
 
+    /**
+     * One round of waiting in the final barrier of {@code close()}: as {@link #poll(int)}, except that only the
+     * failure of {@code waitingOn}'s link fails it. Peers this rank no longer waits for may have finished the barrier
+     * and left (their links going away is then no failure); one that crashed instead fails the ranks that wait for
+     * it, and their leaving in turn fails whoever waits for them, so no rank hangs.
+     *
+     * @param waitingOn the peer whose barrier message this rank waits for.
+     * @throws CollectiveException if that peer's link failed, abort was requested or the deadline passed.
+     */
+    public void pollLeaving(final int waitingOn)
+    {
+        if (links.poll() > 0)
+        {
+            idle.reset();
+            return;
+        }
+        if (links.link(waitingOn).isFailed())
+        {
+            throw failure(CollectiveException.Reason.PEER_FAILED, waitingOn, "connection to rank " + waitingOn +
+                " failed: " + (links.failedPeer() == waitingOn ? links.failureReason() :
+                    "it left or failed before this rank's final barrier heard from it"));
+        }
+        checkAbortScanAndDeadline(waitingOn);
+        idle.idle();
+    }
+
     /** Tells the back-off that a wait ended: the next one starts spinning again (and the strategy learns). */
     public void progressed()
     {
@@ -166,6 +192,11 @@ public final class Waiter
                 "connection to rank " + links.failedPeer() + " failed: " + links.failureReason() +
                 (waitingOn >= 0 && waitingOn != links.failedPeer() ? " (was waiting for rank " + waitingOn + ")" : ""));
         }
+        checkAbortScanAndDeadline(waitingOn);
+    }
+
+    private void checkAbortScanAndDeadline(final int waitingOn)
+    {
         if (abortRequested)
         {
             throw failure(CollectiveException.Reason.ABORTED, waitingOn, "communicator aborted");

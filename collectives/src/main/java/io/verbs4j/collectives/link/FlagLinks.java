@@ -244,10 +244,14 @@ public final class FlagLinks implements Links
         for (final FlagPeerLink link : flagLinks)
         {
             // A message the peer stored before it went is still delivered: only a link with none waiting fails.
-            if (null != link && failedPeer < 0 && !link.peerMemoryValid() && !link.hasMessage())
+            // Every such link is marked (the final barrier asks about the one it waits for); the first is reported.
+            if (null != link && !link.isFailed() && !link.peerMemoryValid() && !link.hasMessage())
             {
-                failedPeer = link.peer();
-                failureReason = "its flag region went away (it closed, deregistered or died)";
+                if (failedPeer < 0)
+                {
+                    failedPeer = link.peer();
+                    failureReason = "its flag region went away (it closed, deregistered or died)";
+                }
                 link.fail();
             }
         }
