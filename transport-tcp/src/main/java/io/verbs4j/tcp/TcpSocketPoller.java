@@ -164,10 +164,15 @@ final class TcpSocketPoller
         }
     }
 
-    /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
+    /**
+     * @return whether polling threads read this socket now: in polling mode; in event mode while they own the reads
+     * (epoll's read interest is off, so nobody else would read what arrives before the next ownership tick — a
+     * 1 MiB AllReduce whose chunks came more than the patience after its posts waited for that tick); otherwise
+     * within the patience.
+     */
     boolean pollersReading()
     {
-        return pollDriven || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
+        return pollDriven || pollersOwnReads || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
     }
 
     /**
