@@ -33,7 +33,19 @@ public record TestHeader(
     String method,
     long warmupMinMs)
 {
-    /** A header for exactly {@code warmup} iterations of warm-up (no time minimum). */
+    /**
+     * A header for exactly {@code warmup} iterations of warm-up (no time minimum).
+     *
+     * @param transport   transport name.
+     * @param description transport description.
+     * @param kind        latency or bandwidth.
+     * @param peer        where the responder ran.
+     * @param idleMode    {@code backoff} or {@code busy-poll}.
+     * @param warmup      untimed iterations per size.
+     * @param window      messages per window (bandwidth).
+     * @param javaVersion the initiator's {@code java.vm.version}.
+     * @param method      how the transport measures this test, or {@code null}.
+     */
     public TestHeader(
         final String transport,
         final String description,

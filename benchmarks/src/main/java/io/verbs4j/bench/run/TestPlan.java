@@ -33,7 +33,18 @@ public record TestPlan(
     long timeoutMs,
     long warmupMinMs)
 {
-    /** A plan warmed up by exactly {@code warmup} iterations per size (no time minimum). */
+    /**
+     * A plan warmed up by exactly {@code warmup} iterations per size (no time minimum).
+     *
+     * @param transport  the transport.
+     * @param kind       latency or bandwidth.
+     * @param sizes      message sizes in sweep order.
+     * @param warmup     untimed iterations per size.
+     * @param iterations timed iterations per size.
+     * @param window     messages per bandwidth window (1 for latency).
+     * @param busyPoll   idle mode.
+     * @param timeoutMs  longest single wait.
+     */
     public TestPlan(
         final PerftestTransport transport,
         final TestKind kind,
