@@ -3,6 +3,8 @@
 
 package io.verbs4j.system;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -133,9 +135,11 @@ final class VerbsKillPoint
         final String trigger = byTime ? "t=" + delayMs + "ms" : "c=" + afterCompletions;
         final Stream stream = new Stream(kind, random);
         String problem = null;
+        long childPid = -1;
         try (ChildJvm child = new ChildJvm("peer " + provider, SystemTests.SMALL_CHILD, FaultPeerMain.class,
             SystemTests.peerArgs(provider, shmDir)))
         {
+            childPid = child.pid();
             try
             {
                 problem = stream.run(provider, child, shmDir, name, byTime, delayMs, afterCompletions, signal);
@@ -165,8 +169,34 @@ final class VerbsKillPoint
                 problem = e.getMessage();
             }
         }
+        else
+        {
+            // A point that failed early left its killed child's files (nobody was there to notice the death): remove
+            // them, or the next point would report them as its own leak.
+            removeChildFiles(shmDir, childPid, name);
+        }
         return new Outcome(provider, kind, signal, trigger, stream.posted, stream.succeeded,
             stream.firstError < 0 ? "-" : WcStatus.name(stream.firstError), stream.detectMs, problem);
+    }
+
+    private static void removeChildFiles(final Path shmDir, final long childPid, final String name)
+    {
+        try (java.util.stream.Stream<Path> files = Files.walk(shmDir))
+        {
+            files.filter(f -> Files.isRegularFile(f) && isOfPoint(f.getFileName().toString(), childPid, name))
+                .forEach(f -> f.toFile().delete());
+        }
+        catch (final IOException | RuntimeException ignore)
+        {
+            // best effort: the next point's check then reports what is left
+        }
+    }
+
+    /** The child's segments ({@code -p<pid>-}) and the point's listeners ({@code -<name>.}, {@code -<name>-}). */
+    private static boolean isOfPoint(final String fileName, final long childPid, final String name)
+    {
+        return (childPid > 0 && fileName.contains("-p" + childPid + "-")) || fileName.contains("-" + name + ".") ||
+            fileName.contains("-" + name + "-");
     }
 
     /** The survivor's side of one stream. */
