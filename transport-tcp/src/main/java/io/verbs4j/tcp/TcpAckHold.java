@@ -20,8 +20,9 @@ package io.verbs4j.tcp;
  * asked for by a request of more than {@code TcpResponder.SMALL_FRAME_BYTES}: in bulk traffic the next frame is a
  * message time away, and a held ACK narrowed the sender's window (1 MiB streams 5-10 % slower).
  * <p>
- * Threading: {@link #holdOrRelease()} and {@link #takeHeld()} under the connection's driver lock; {@link #isHeld()}
- * from the event loop without it, to decide whether to take the lock (a stale answer costs one tick).
+ * Threading: {@link #holdOrRelease(boolean)} and {@link #takeHeld()} under the connection's driver lock;
+ * {@link #isHeld()} from the event loop without it, to decide whether to take the lock (a stale answer costs one
+ * tick).
  */
 final class TcpAckHold
 {
@@ -37,12 +38,13 @@ final class TcpAckHold
     /**
      * A poller's read completed frames that asked for an ACK.
      *
-     * @return true if the ACK is held now (write nothing); false if it must be written now (holding is off, or
-     * an ACK was held already: it has waited one poll).
+     * @param bulk whether the request that asked carried more than {@code TcpResponder.SMALL_FRAME_BYTES}.
+     * @return true if the ACK is held now (write nothing); false if it must be written now (holding is off, the
+     * request was bulk, or an ACK was held already: it has waited one poll).
      */
-    boolean holdOrRelease()
+    boolean holdOrRelease(final boolean bulk)
     {
-        if (enabled && !held)
+        if (enabled && !bulk && !held)
         {
             held = true;
             return true;

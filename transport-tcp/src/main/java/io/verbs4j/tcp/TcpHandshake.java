@@ -238,13 +238,19 @@ final class TcpHandshake
 
     private void writeConnectRequest()
     {
-        final long initialSequence = pendingQp.sendQueue().posted();
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-            requestPrivateData.length);
-        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REQUEST, requestPrivateData.length,
-            pendingQp.qpNumber(), initialSequence, heartbeatIntervalUs());
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(requestPrivateData);
-        ctx.write(buffer, ctx.voidPromise());
+        ctx.write(connectFrame(FrameType.CONNECT_REQUEST, pendingQp.qpNumber(), pendingQp.sendQueue().posted(),
+            requestPrivateData), ctx.voidPromise());
+    }
+
+    /** A CONNECT_REQUEST or CONNECT_ACCEPT: the queue pair's number, its first send sequence and the private data. */
+    private ByteBuf connectFrame(final byte type, final int qpNumber, final long initialSequence,
+        final byte[] privateData)
+    {
+        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + privateData.length);
+        handshake.wrap(buffer, 0).encode(type, privateData.length, qpNumber, initialSequence,
+            heartbeatIntervalUs());
+        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
+        return buffer;
     }
 
     private void writeAuthFrame(final byte type, final byte[] payload)
@@ -552,12 +558,8 @@ final class TcpHandshake
                     }
                     final long initialSequence = queuePair.sendQueue().posted();
                     session.establish(queuePair, peerInitialSequence);
-                    final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH +
-                        privateData.length);
-                    handshake.wrap(buffer, 0).encode(FrameType.CONNECT_ACCEPT, privateData.length,
-                        queuePair.qpNumber(), initialSequence, heartbeatIntervalUs());
-                    buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
-                    ctx.writeAndFlush(buffer, ctx.voidPromise());
+                    ctx.writeAndFlush(connectFrame(FrameType.CONNECT_ACCEPT, queuePair.qpNumber(), initialSequence,
+                        privateData), ctx.voidPromise());
                     session.enableDirectWrites();
                     done.complete(null);
                     session.pump();

@@ -287,18 +287,9 @@ final class TcpSocketPoller
                 // A direct batch carries the deferred ACK too.
                 requester.pumpFromPoller();
             }
-            if (responder.isAckRequested())
+            if (responder.isAckRequested() && !ackHold.holdOrRelease(responder.isAckRequestedByLarge()))
             {
-                if (responder.isAckRequestedByLarge())
-                {
-                    // Bulk: the next frame is a message time away; the sender's window should not wait for it.
-                    ackHold.takeHeld();
-                    writeAck();
-                }
-                else if (!ackHold.holdOrRelease())
-                {
-                    writeAck();
-                }
+                writeAck();
             }
         }
         if (writer.takeWrittenFromApplication())
@@ -330,7 +321,7 @@ final class TcpSocketPoller
         }
     }
 
-    /** Event loop, on a tick: an ACK held for an application that stopped polling goes out now. */
+    /** Event loop, on the ownership tick: an ACK held for an application that stopped polling goes out now. */
     private void releaseHeldAckFromLoop()
     {
         if (!ackHold.isHeld())
@@ -353,11 +344,12 @@ final class TcpSocketPoller
 
     private void onBackstopTick()
     {
-        releaseHeldAckFromLoop();
         final boolean locked = lock.lockIo();
         try
         {
-            if (pollDriven && !link.isClosed() && pollSocket() > 0)
+            // A held ACK goes out with what this tick reads, or alone (onReadComplete writes the pending ACK).
+            final boolean ackDue = ackHold.takeHeld();
+            if (!link.isClosed() && ((pollDriven && pollSocket() > 0) || ackDue))
             {
                 link.onReadComplete();
             }

@@ -15,11 +15,11 @@ class TcpAckHoldTest
     void theFirstRequestIsHeldAndTheNextReadReleasesIt()
     {
         final TcpAckHold hold = new TcpAckHold(true);
-        assertTrue(hold.holdOrRelease());
+        assertTrue(hold.holdOrRelease(false));
         assertTrue(hold.isHeld());
-        assertFalse(hold.holdOrRelease(), "a second request while one is held is written at once");
+        assertFalse(hold.holdOrRelease(false), "a second request while one is held is written at once");
         assertFalse(hold.isHeld());
-        assertTrue(hold.holdOrRelease(), "after a release the next request may be held again");
+        assertTrue(hold.holdOrRelease(false), "after a release the next request may be held again");
     }
 
     @Test
@@ -27,7 +27,7 @@ class TcpAckHoldTest
     {
         final TcpAckHold hold = new TcpAckHold(true);
         assertFalse(hold.takeHeld(), "nothing held");
-        hold.holdOrRelease();
+        hold.holdOrRelease(false);
         assertTrue(hold.takeHeld());
         assertFalse(hold.takeHeld(), "taken once only");
         assertFalse(hold.isHeld());
@@ -39,9 +39,20 @@ class TcpAckHoldTest
         final TcpAckHold hold = new TcpAckHold(false);
         for (int i = 0; i < 3; i++)
         {
-            assertFalse(hold.holdOrRelease());
+            assertFalse(hold.holdOrRelease(false));
             assertFalse(hold.isHeld());
             assertFalse(hold.takeHeld());
         }
+    }
+
+    @Test
+    void anAckAskedForByBulkIsNeverHeldAndReleasesOneThatWas()
+    {
+        final TcpAckHold hold = new TcpAckHold(true);
+        assertFalse(hold.holdOrRelease(true));
+        assertFalse(hold.isHeld());
+        assertTrue(hold.holdOrRelease(false));
+        assertFalse(hold.holdOrRelease(true), "bulk writes the held ACK with its own");
+        assertFalse(hold.isHeld());
     }
 }

@@ -138,13 +138,7 @@ public final class Waiter
      */
     public void poll(final int waitingOn)
     {
-        if (links.poll() > 0)
-        {
-            idle.reset();
-            return;
-        }
-        check(waitingOn);
-        idle.idle();
+        poll(waitingOn, false);
     }
 
     /**
@@ -158,11 +152,29 @@ public final class Waiter
      */
     public void pollLeaving(final int waitingOn)
     {
+        poll(waitingOn, true);
+    }
+
+    private void poll(final int waitingOn, final boolean leaving)
+    {
         if (links.poll() > 0)
         {
             idle.reset();
             return;
         }
+        if (leaving)
+        {
+            checkLeaving(waitingOn);
+        }
+        else
+        {
+            check(waitingOn);
+        }
+        idle.idle();
+    }
+
+    private void checkLeaving(final int waitingOn)
+    {
         if (links.link(waitingOn).isFailed())
         {
             throw failure(CollectiveException.Reason.PEER_FAILED, waitingOn, "connection to rank " + waitingOn +
@@ -170,7 +182,6 @@ public final class Waiter
                     "it left or failed before this rank's final barrier heard from it"));
         }
         checkAbortScanAndDeadline(waitingOn);
-        idle.idle();
     }
 
     /** Tells the back-off that a wait ended: the next one starts spinning again (and the strategy learns). */
