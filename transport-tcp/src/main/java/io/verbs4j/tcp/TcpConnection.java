@@ -675,6 +675,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                         requester.finishPartialFrame();
                         // What other threads produced goes first: the DISCONNECT is the last frame.
                         outbound.drain();
+                        // Requests this side completed are acknowledged before it goes (an ACK held for an answer
+                        // that will not come, or deferred): the peer's sends complete, not flush.
+                        responder.flushDeferredAck();
                         final ByteBuf buffer = writer.newFrame(0);
                         writer.outFrame().encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
                         counters.increment(TcpCounter.FRAMES_SENT);
