@@ -86,7 +86,7 @@ class CollSmokeTest
         final String text = run(0, "coll", "allreduce", "-g", "2", "--threads", "--sizes", "8,64", "-w", "300",
             "-n", "20", "--json", json.toString());
         assertTrue(text.contains("# Warm-up: until stable (>= 0.25 s and >= 300 calls per size, 3 windows within " +
-            "5%, cap 3 s), just before each size and placement"), text);
+            "5% and no JIT at work, cap 3 s or 10 s while compiling), just before each size and placement"), text);
         assertTrue(text.contains("# Cost model: alpha "), text);
         assertFalse(text.contains("CostModel{"), text);
         assertTrue(text.contains("# AllReduce choice (auto, 2 ranks): 1 B-"), text);

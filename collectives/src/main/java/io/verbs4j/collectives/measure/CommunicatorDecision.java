@@ -6,10 +6,12 @@ package io.verbs4j.collectives.measure;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.types.DataType;
+import io.verbs4j.collectives.types.ReduceOp;
 
 /**
- * {@link SharedDecision} over a communicator: a broadcast of one {@code int64} from rank 0. It costs one small
- * collective per window (tens of milliseconds of calls), outside the window's timing.
+ * {@link SharedDecision} over a communicator: a broadcast of one {@code int64} from rank 0, and an AllReduce (MAX) of
+ * one {@code int64} for {@link #max}. Each costs one small collective per window (tens of milliseconds of calls),
+ * outside the window's timing.
  */
 public final class CommunicatorDecision implements SharedDecision
 {
@@ -31,6 +33,15 @@ public final class CommunicatorDecision implements SharedDecision
     {
         value[0] = mine;
         comm.broadcast(buffer, 1, DataType.INT64, 0);
+        return value[0];
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public long max(final long mine)
+    {
+        value[0] = mine;
+        comm.allReduce(buffer, buffer, 1, DataType.INT64, ReduceOp.MAX);
         return value[0];
     }
 }

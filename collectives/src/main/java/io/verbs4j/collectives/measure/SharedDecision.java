@@ -16,4 +16,17 @@ public interface SharedDecision
      * @return rank 0's value, on every rank.
      */
     long share(long value);
+
+    /**
+     * Combines one figure of every rank (the warm-up's JIT activity in the last window). Collective, like
+     * {@link #share}.
+     *
+     * @param value this rank's figure, at least 0.
+     * @return the largest figure of all ranks, on every rank. By default: {@code value} (one rank, or a test that
+     * stands for all of them).
+     */
+    default long max(final long value)
+    {
+        return value;
+    }
 }

@@ -9,9 +9,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Runs the warm-up of one size on every rank: windows of calls until the {@link WarmupPolicy} says the per-call time
- * is stable (or the cap is reached). Rank 0 times its windows and decides; after every window all ranks learn the
- * decision through a {@link SharedDecision} (the next window's call count, or stop), so every rank runs the same
- * calls and stops after the same window. An exact policy needs no decision: every rank knows the count.
+ * is stable (or the cap is reached). Rank 0 times its windows and decides; after every window all ranks first learn
+ * whether any rank's JIT was busy compiling during it (such a window does not count towards stability), then the
+ * decision through a {@link SharedDecision} (the next window's call count, or stop), so every rank runs the same calls
+ * and stops after the same window. An exact policy needs no decision: every rank knows the count.
  * <pre>{@code
  * Warmup warmup = Warmup.over(comm, WarmupPolicy.untilStable());
  * WarmupResult r = warmup.run(calls -> { for (long i = 0; i < calls; i++) comm.allReduce(...); });
@@ -26,12 +27,21 @@ public final class Warmup
     /** Decision: stop, the cap was reached first. */
     public static final long STOP_CAPPED = -1;
 
+    /**
+     * A window during which this JVM's compilers worked more than 1/n of its time (the JIT clock's milliseconds
+     * against the window's) ran on code still being compiled.
+     */
+    public static final long JIT_BUSY_SHARE = 100;
+
     private final WarmupPolicy policy;
     private final SharedDecision decision;
     private final boolean decides;
     private final LongSupplier clock;
+    private final LongSupplier jitClock;
 
     /**
+     * A warm-up that judges by the call times alone (no JIT clock).
+     *
      * @param policy   when to stop.
      * @param decision how rank 0's decision reaches every rank.
      * @param decides  true on rank 0 only.
@@ -40,10 +50,26 @@ public final class Warmup
     public Warmup(final WarmupPolicy policy, final SharedDecision decision, final boolean decides,
         final LongSupplier clock)
     {
+        this(policy, decision, decides, clock, () -> 0);
+    }
+
+    /**
+     * @param policy   when to stop.
+     * @param decision how rank 0's decision reaches every rank.
+     * @param decides  true on rank 0 only.
+     * @param clock    nanosecond clock ({@code System::nanoTime}; a fake in tests).
+     * @param jitClock this JVM's JIT work so far, in milliseconds ({@link JitActivity#compileMillis()}): a window
+     *                 during which it moved by more than {@link #JIT_BUSY_SHARE 1 %} of the window's time on any rank
+     *                 does not count towards stability.
+     */
+    public Warmup(final WarmupPolicy policy, final SharedDecision decision, final boolean decides,
+        final LongSupplier clock, final LongSupplier jitClock)
+    {
         this.policy = policy;
         this.decision = decision;
         this.decides = decides;
         this.clock = clock;
+        this.jitClock = jitClock;
     }
 
     /**
@@ -53,7 +79,8 @@ public final class Warmup
      */
     public static Warmup over(final Communicator comm, final WarmupPolicy policy)
     {
-        return new Warmup(policy, new CommunicatorDecision(comm), 0 == comm.rank(), System::nanoTime);
+        return new Warmup(policy, new CommunicatorDecision(comm), 0 == comm.rank(), System::nanoTime,
+            JitActivity.compileMillis());
     }
 
     /** @return the policy. */
@@ -71,6 +98,7 @@ public final class Warmup
      */
     public void align()
     {
+        decision.max(0);
         decision.share(0);
     }
 
@@ -91,9 +119,11 @@ public final class Warmup
         long code = calls;
         while (calls > 0)
         {
+            final long jitStart = jitClock.getAsLong();
             final long windowStartNs = clock.getAsLong();
             batch.run(calls);
             final long endNs = clock.getAsLong();
+            final long jitWork = jitClock.getAsLong() - jitStart;
             totalCalls += calls;
             windows++;
             lastNsPerCall = (double)(endNs - windowStartNs) / calls;
@@ -101,10 +131,14 @@ public final class Warmup
             {
                 break;
             }
+            // every rank's JIT counts: the slowest JVM sets the pace of a collective. A compilation now and then
+            // (a timer task's method reaching its threshold after seconds) is not the path still changing
+            final boolean jitBusy = jitWork * 1_000_000L * JIT_BUSY_SHARE > endNs - windowStartNs;
+            final boolean jitQuiet = 0 == decision.max(jitBusy ? 1 : 0);
             long mine = 0;
             if (decides)
             {
-                mine = tracker.afterWindow(calls, endNs - windowStartNs, endNs - startNs);
+                mine = tracker.afterWindow(calls, endNs - windowStartNs, endNs - startNs, jitQuiet);
                 if (0 == mine)
                 {
                     mine = tracker.result().stable() ? STOP_STABLE : STOP_CAPPED;

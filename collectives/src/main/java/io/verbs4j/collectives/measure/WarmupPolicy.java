@@ -12,12 +12,15 @@ import java.util.Locale;
  * <ul>
  *   <li><b>until stable</b> (the default): at least {@link #minTimeNs()} and at least {@link #minCalls()} calls, then
  *       until the mean per-call time of the last {@link #stableWindows()} windows agrees within
- *       {@link #tolerance()} (largest / smallest - 1), but never longer than {@link #capNs()} (the cap wins over the
- *       minimums: a 64 MiB call is not repeated 5,000 times). Windows last about {@link #windowNs()} each. This is
- *       the C harnesses' rule (Open MPI and Gloo benchmarks warm up for a time per size) plus a convergence check,
- *       because a JIT compiles the path at an unknown point: an 8 B AllReduce timed over 100 calls measured 20x
- *       its steady state. The rule sees a time that is still falling; it cannot see a speed-up still to come
- *       after a slow but steady phase longer than the minimums, which is why the minimums stay.</li>
+ *       {@link #tolerance()} (largest / smallest - 1) and no rank's JIT was busy during them, but never longer than
+ *       {@link #capNs()} (the cap wins over the minimums: a 64 MiB call is not repeated 5,000 times), or than
+ *       {@link #jitCapNs()} while the last window still saw a JIT at work. Windows last about {@link #windowNs()}
+ *       each, or a tenth of the warm-up so far if that is longer (a noisy call time averages out over longer
+ *       windows). This is the C harnesses' rule (Open MPI and Gloo benchmarks warm up for a
+ *       time per size) plus a convergence check, because a JIT compiles the path at an unknown point: an 8 B
+ *       AllReduce timed over 100 calls measured 20x its steady state. The rule sees a time that is still falling,
+ *       and a slow but steady phase while the compilers are still at work ({@link JitActivity}); it cannot see a
+ *       speed-up still to come for other reasons, which is why the minimums stay.</li>
  *   <li><b>exact</b>: exactly {@link #minCalls()} calls, no time minimum, no stability check (nccl-tests' {@code -w}).
  *       For plumbing tests and for reproducing a run of an older version.</li>
  * </ul>
@@ -38,6 +41,12 @@ public final class WarmupPolicy
     public static final double DEFAULT_TOLERANCE = 0.05;
     /** Default cap per size: 3 s. */
     public static final long DEFAULT_CAP_NS = 3_000_000_000L;
+    /**
+     * Default longest warm-up per size while a JIT is still compiling: 10 s. A 1 MiB AllReduce over tcp calls the
+     * per-call methods once per call, so the compilers reach them only after thousands of calls (5-6 s); stopped at
+     * 3 s, it was measured at 2-3x its steady time.
+     */
+    public static final long DEFAULT_JIT_CAP_NS = 10_000_000_000L;
     /** Default window length: long enough to average over scheduler quanta on a loaded machine. */
     public static final long DEFAULT_WINDOW_NS = 20_000_000L;
 
@@ -47,17 +56,18 @@ public final class WarmupPolicy
     private final int stableWindows;
     private final double tolerance;
     private final long capNs;
+    private final long jitCapNs;
     private final long windowNs;
 
     private WarmupPolicy(final boolean exact, final long minCalls, final long minTimeNs, final int stableWindows,
-        final double tolerance, final long capNs, final long windowNs)
+        final double tolerance, final long capNs, final long jitCapNs, final long windowNs)
     {
         if (minCalls < 0 || minTimeNs < 0 || stableWindows < 1 || !(tolerance >= 0) || capNs < minTimeNs ||
-            windowNs < 1)
+            jitCapNs < capNs || windowNs < 1)
         {
             throw new IllegalArgumentException("bad warm-up policy: minCalls " + minCalls + ", minTimeNs " +
                 minTimeNs + ", stableWindows " + stableWindows + ", tolerance " + tolerance + ", capNs " + capNs +
-                ", windowNs " + windowNs);
+                ", jitCapNs " + jitCapNs + ", windowNs " + windowNs);
         }
         this.exact = exact;
         this.minCalls = minCalls;
@@ -65,6 +75,7 @@ public final class WarmupPolicy
         this.stableWindows = stableWindows;
         this.tolerance = tolerance;
         this.capNs = capNs;
+        this.jitCapNs = jitCapNs;
         this.windowNs = windowNs;
     }
 
@@ -72,7 +83,7 @@ public final class WarmupPolicy
     public static WarmupPolicy untilStable()
     {
         return new WarmupPolicy(false, DEFAULT_MIN_CALLS, DEFAULT_MIN_TIME_NS, DEFAULT_STABLE_WINDOWS,
-            DEFAULT_TOLERANCE, DEFAULT_CAP_NS, DEFAULT_WINDOW_NS);
+            DEFAULT_TOLERANCE, DEFAULT_CAP_NS, DEFAULT_JIT_CAP_NS, DEFAULT_WINDOW_NS);
     }
 
     /**
@@ -81,7 +92,7 @@ public final class WarmupPolicy
      */
     public static WarmupPolicy exactly(final long calls)
     {
-        return new WarmupPolicy(true, calls, 0, 1, 0, 0, 1);
+        return new WarmupPolicy(true, calls, 0, 1, 0, 0, 0, 1);
     }
 
     /**
@@ -90,7 +101,7 @@ public final class WarmupPolicy
      */
     public WarmupPolicy withMinCalls(final long calls)
     {
-        return new WarmupPolicy(exact, calls, minTimeNs, stableWindows, tolerance, capNs, windowNs);
+        return new WarmupPolicy(exact, calls, minTimeNs, stableWindows, tolerance, capNs, jitCapNs, windowNs);
     }
 
     /**
@@ -99,7 +110,8 @@ public final class WarmupPolicy
      */
     public WarmupPolicy withMinTimeNs(final long ns)
     {
-        return new WarmupPolicy(exact, minCalls, ns, stableWindows, tolerance, Math.max(capNs, ns), windowNs);
+        return new WarmupPolicy(exact, minCalls, ns, stableWindows, tolerance, Math.max(capNs, ns),
+            Math.max(jitCapNs, ns), windowNs);
     }
 
     /**
@@ -109,16 +121,26 @@ public final class WarmupPolicy
      */
     public WarmupPolicy withStability(final int windows, final double tolerance)
     {
-        return new WarmupPolicy(exact, minCalls, minTimeNs, windows, tolerance, capNs, windowNs);
+        return new WarmupPolicy(exact, minCalls, minTimeNs, windows, tolerance, capNs, jitCapNs, windowNs);
     }
 
     /**
      * @param ns the longest warm-up per size (at least the minimum time).
-     * @return a copy with that cap.
+     * @return a copy with that cap (the cap while a JIT compiles is raised to it if lower).
      */
     public WarmupPolicy withCapNs(final long ns)
     {
-        return new WarmupPolicy(exact, minCalls, minTimeNs, stableWindows, tolerance, ns, windowNs);
+        return new WarmupPolicy(exact, minCalls, minTimeNs, stableWindows, tolerance, ns, Math.max(jitCapNs, ns),
+            windowNs);
+    }
+
+    /**
+     * @param ns the longest warm-up per size while the last window still saw a JIT compiling (at least the cap).
+     * @return a copy with that cap.
+     */
+    public WarmupPolicy withJitCapNs(final long ns)
+    {
+        return new WarmupPolicy(exact, minCalls, minTimeNs, stableWindows, tolerance, capNs, ns, windowNs);
     }
 
     /**
@@ -127,7 +149,7 @@ public final class WarmupPolicy
      */
     public WarmupPolicy withWindowNs(final long ns)
     {
-        return new WarmupPolicy(exact, minCalls, minTimeNs, stableWindows, tolerance, capNs, ns);
+        return new WarmupPolicy(exact, minCalls, minTimeNs, stableWindows, tolerance, capNs, jitCapNs, ns);
     }
 
     /** @return true for exactly {@link #minCalls()} calls, false for until stable. */
@@ -166,7 +188,13 @@ public final class WarmupPolicy
         return capNs;
     }
 
-    /** @return the length a window aims at, ns. */
+    /** @return longest warm-up per size while a JIT is still compiling, ns. */
+    public long jitCapNs()
+    {
+        return jitCapNs;
+    }
+
+    /** @return the length a window aims at, ns (at least: later windows last a tenth of the warm-up so far). */
     public long windowNs()
     {
         return windowNs;
@@ -180,7 +208,7 @@ public final class WarmupPolicy
 
     /**
      * The header text of tools, e.g. {@code until stable (>= 0.25 s and >= 5000 calls per size, 3 windows within
-     * 5%, cap 3 s)} or {@code exactly 20 calls per size}.
+     * 5% and no JIT at work, cap 3 s or 10 s while compiling)} or {@code exactly 20 calls per size}.
      *
      * @return the description.
      */
@@ -190,8 +218,9 @@ public final class WarmupPolicy
         {
             return "exactly " + minCalls + " calls per size (no time minimum, no stability check)";
         }
-        return String.format(Locale.ROOT, "until stable (>= %s s and >= %d calls per size, %d windows within %s%%, " +
-            "cap %s s)", seconds(minTimeNs), minCalls, stableWindows, trim(tolerance * 100), seconds(capNs));
+        return String.format(Locale.ROOT, "until stable (>= %s s and >= %d calls per size, %d windows within %s%% " +
+            "and no JIT at work, cap %s s or %s s while compiling)", seconds(minTimeNs), minCalls, stableWindows,
+            trim(tolerance * 100), seconds(capNs), seconds(jitCapNs));
     }
 
     /** {@inheritDoc} */

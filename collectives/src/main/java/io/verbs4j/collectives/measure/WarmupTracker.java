@@ -17,7 +17,8 @@ package io.verbs4j.collectives.measure;
  * WarmupResult r = tracker.result();
  * }</pre>
  * Window length: the first window is {@link #FIRST_WINDOW_CALLS} calls; each next one is sized from the last
- * per-call time to last about {@link WarmupPolicy#windowNs()} (and not past the cap), growing at most
+ * per-call time to last about {@link WarmupPolicy#windowNs()} or {@link #WINDOW_SHARE 1/10} of the warm-up so far,
+ * whichever is longer (and not past the cap in force), growing at most
  * {@link #MAX_GROWTH} times per window (a first, cold window overestimates the per-call time; a sudden jump must not
  * make a window overshoot the cap by much). A machine that slows down during a window can still overshoot it.
  */
@@ -27,6 +28,8 @@ public final class WarmupTracker
     public static final long FIRST_WINDOW_CALLS = 16;
     /** Most a window may grow over the previous one. */
     public static final long MAX_GROWTH = 4;
+    /** A window lasts at least this fraction (1/n) of the warm-up so far. */
+    public static final long WINDOW_SHARE = 10;
     /** Most calls in one window. */
     public static final long MAX_WINDOW_CALLS = 1L << 22;
 
@@ -67,6 +70,22 @@ public final class WarmupTracker
      */
     public long afterWindow(final long windowCalls, final long windowNs, final long sinceStartNs)
     {
+        return afterWindow(windowCalls, windowNs, sinceStartNs, true);
+    }
+
+    /**
+     * Records a window and decides.
+     *
+     * @param windowCalls  calls the window ran.
+     * @param windowNs     time of the window's calls.
+     * @param sinceStartNs time since the warm-up of this size began (windows and what ran between them).
+     * @param jitQuiet     false when a JIT compiled during the window: its time is of code still changing, so the
+     *                     stability rule starts counting windows again after it.
+     * @return calls of the next window, or 0 when the warm-up is over.
+     */
+    public long afterWindow(final long windowCalls, final long windowNs, final long sinceStartNs,
+        final boolean jitQuiet)
+    {
         if (done)
         {
             throw new IllegalStateException("the warm-up is over");
@@ -80,7 +99,14 @@ public final class WarmupTracker
             done = true;
             return 0;
         }
-        recent[recorded++ % recent.length] = lastNsPerCall;
+        if (jitQuiet)
+        {
+            recent[recorded++ % recent.length] = lastNsPerCall;
+        }
+        else
+        {
+            recorded = 0;
+        }
         final boolean stable = recorded >= recent.length && spread() <= policy.tolerance();
         if (stable && calls >= policy.minCalls() && sinceStartNs >= policy.minTimeNs())
         {
@@ -88,14 +114,16 @@ public final class WarmupTracker
             stoppedStable = true;
             return 0;
         }
-        if (sinceStartNs >= policy.capNs())
+        if (sinceStartNs >= (jitQuiet ? policy.capNs() : policy.jitCapNs()))
         {
             done = true;
             return 0;
         }
         final double perCall = Math.max(1.0, lastNsPerCall);
         // no longer than the target, nor than what is left before the cap (at the last per-call time)
-        final double targetNs = Math.min(policy.windowNs(), policy.capNs() - sinceStartNs);
+        final long capNs = sinceStartNs >= policy.capNs() ? policy.jitCapNs() : policy.capNs();
+        final double targetNs = Math.min(Math.max(policy.windowNs(), sinceStartNs / WINDOW_SHARE),
+            capNs - sinceStartNs);
         final long wanted = (long)Math.ceil(targetNs / perCall);
         return Math.max(1, Math.min(MAX_WINDOW_CALLS, Math.min(wanted, windowCalls * MAX_GROWTH)));
     }

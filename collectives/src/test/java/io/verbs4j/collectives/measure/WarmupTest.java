@@ -73,6 +73,53 @@ class WarmupTest
     }
 
     @Test
+    void shouldAskEveryRankAboutTheJitBeforeEachDecisionAndNotCountWindowsWhileItCompiled()
+    {
+        final AtomicLong clock = new AtomicLong();
+        final AtomicLong jitMs = new AtomicLong();
+        final List<String> exchanges = new ArrayList<>();
+        final SharedDecision recording = new SharedDecision()
+        {
+            @Override
+            public long share(final long value)
+            {
+                exchanges.add("share");
+                return value;
+            }
+
+            @Override
+            public long max(final long value)
+            {
+                exchanges.add("max " + value);
+                return value;
+            }
+        };
+        // 1 us per call, steady; the JIT works during every window of the first 0.5 s
+        final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), recording, true, () -> clock.addAndGet(1_000),
+            jitMs::get);
+        final WarmupResult r = warmup.run(calls ->
+        {
+            if (clock.get() < 500_000_000L)
+            {
+                jitMs.incrementAndGet();
+            }
+            clock.addAndGet(calls * 1_000);
+        });
+        assertTrue(r.stable(), r::describe);
+        assertTrue(r.elapsedNs() > 500_000_000L, r::describe);
+        assertEquals(2 * r.windows(), exchanges.size());
+        for (int i = 0; i < exchanges.size(); i += 2)
+        {
+            assertTrue(exchanges.get(i).startsWith("max "), exchanges::toString);
+            assertEquals("share", exchanges.get(i + 1));
+        }
+        assertEquals("max 1", exchanges.get(0));
+        assertEquals("max 0", exchanges.get(exchanges.size() - 2));
+        warmup.align();
+        assertEquals(List.of("max 0", "share"), exchanges.subList(exchanges.size() - 2, exchanges.size()));
+    }
+
+    @Test
     void shouldFollowRankZeroOnOtherRanks()
     {
         // rank 0 (elsewhere) decided 16 calls, then 50, then stop at the cap
@@ -109,7 +156,7 @@ class WarmupTest
         final AtomicReferenceArray<WarmupResult> results = new AtomicReferenceArray<>(ranks);
         // a short policy: the point is the agreement, not the figures
         final WarmupPolicy policy = WarmupPolicy.untilStable().withMinCalls(200).withMinTimeNs(20_000_000L)
-            .withCapNs(2_000_000_000L).withWindowNs(2_000_000L).withStability(3, 0.5);
+            .withCapNs(2_000_000_000L).withJitCapNs(2_000_000_000L).withWindowNs(2_000_000L).withStability(3, 0.5);
         new ThreadCluster(ranks, Duration.ofSeconds(50)).run((rank, size, store) ->
         {
             try (Communicator comm = Communicator.create(new CommunicatorContext().rank(rank).size(size)

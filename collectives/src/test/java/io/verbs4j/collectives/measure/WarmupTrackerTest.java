@@ -62,11 +62,11 @@ class WarmupTrackerTest
     @Test
     void shouldKeepGoingWhileTheTimeIsStillFalling()
     {
-        // 100 us per call, 10 % less every window (tiers of compilation) until 1 us: about 44 windows, ~0.9 s
+        // 100 us per call, 10 % less every 1,000 calls (tiers of compilation) until 1 us: 44,000 calls, ~1 s
         final WarmupResult r = drive(WarmupPolicy.untilStable(),
-            (w, before) -> Math.max(1_000, (long)(100_000 * Math.pow(0.9, w))));
+            (w, before) -> Math.max(1_000, (long)(100_000 * Math.pow(0.9, before / 1_000))));
         assertTrue(r.stable(), r::describe);
-        assertTrue(r.windows() > 44, r::describe);
+        assertTrue(r.calls() > 44_000, r::describe);
         assertEquals(1_000, r.lastNsPerCall(), 1e-9, r::describe);
     }
 
@@ -98,7 +98,8 @@ class WarmupTrackerTest
         assertFalse(r.stable(), r::describe);
         assertEquals("capped", r.outcome());
         assertTrue(r.elapsedNs() >= WarmupPolicy.DEFAULT_CAP_NS, r::describe);
-        assertTrue(r.elapsedNs() < WarmupPolicy.DEFAULT_CAP_NS + 5 * WarmupPolicy.DEFAULT_WINDOW_NS, r::describe);
+        // windows near the cap last a tenth of the time so far, sized at 1 us per call: one run at 3 us overshoots
+        assertTrue(r.elapsedNs() < WarmupPolicy.DEFAULT_CAP_NS * 13 / 10, r::describe);
     }
 
     @Test
@@ -124,22 +125,72 @@ class WarmupTrackerTest
     }
 
     @Test
+    void shouldNotCountWindowsDuringWhichTheJitCompiled()
+    {
+        // 1 us per call throughout, but the JIT is at work until 2 s: only the quiet windows after it count
+        final WarmupTracker tracker = WarmupPolicy.untilStable().tracker();
+        long calls = tracker.firstWindowCalls();
+        long clockNs = 0;
+        long quietWindows = 0;
+        while (calls > 0)
+        {
+            clockNs += calls * 1_000;
+            final boolean quiet = clockNs > 2_000_000_000L;
+            quietWindows += quiet ? 1 : 0;
+            calls = tracker.afterWindow(calls, calls * 1_000, clockNs, quiet);
+        }
+        final WarmupResult r = tracker.result();
+        assertTrue(r.stable(), r::describe);
+        assertTrue(r.elapsedNs() > 2_000_000_000L && quietWindows >= WarmupPolicy.DEFAULT_STABLE_WINDOWS, r::describe);
+    }
+
+    @Test
+    void shouldExtendTheCapWhileTheJitIsAtWorkUpToTheJitCap()
+    {
+        // the JIT never settles: stopped at the longer cap, not at 3 s
+        final WarmupTracker tracker = WarmupPolicy.untilStable().tracker();
+        long calls = tracker.firstWindowCalls();
+        long clockNs = 0;
+        while (calls > 0)
+        {
+            clockNs += calls * 1_000;
+            calls = tracker.afterWindow(calls, calls * 1_000, clockNs, false);
+        }
+        final WarmupResult r = tracker.result();
+        assertFalse(r.stable(), r::describe);
+        assertTrue(r.elapsedNs() >= WarmupPolicy.DEFAULT_JIT_CAP_NS, r::describe);
+        // and the JIT going quiet after the plain cap ends it at the next window
+        final WarmupTracker late = WarmupPolicy.untilStable().tracker();
+        calls = late.firstWindowCalls();
+        clockNs = 0;
+        while (calls > 0)
+        {
+            clockNs += calls * 1_000;
+            calls = late.afterWindow(calls, calls * 1_000, clockNs, clockNs > 4_000_000_000L);
+        }
+        assertTrue(late.result().elapsedNs() > 4_000_000_000L && late.result().elapsedNs() < 5_000_000_000L,
+            late.result()::describe);
+    }
+
+    @Test
     void shouldSizeWindowsToTheTargetLengthGrowingGradually()
     {
         final WarmupTracker tracker = WarmupPolicy.untilStable().tracker();
         assertEquals(WarmupTracker.FIRST_WINDOW_CALLS, tracker.firstWindowCalls());
         // 16 calls of 1 us: the 20 ms target wants 20,000, growth allows 64
         assertEquals(64, tracker.afterWindow(16, 16_000, 16_000));
-        // a slow call: the window shrinks to the target at once
-        assertEquals(2, tracker.afterWindow(64, 640_000_000L, 700_000_000L));
+        // a slow call: the window shrinks at once, to a tenth of the 0.7 s so far (longer than the 20 ms target)
+        assertEquals(7, tracker.afterWindow(64, 640_000_000L, 700_000_000L));
     }
 
     @Test
     void shouldDescribeItselfForTheHeader()
     {
-        assertEquals("until stable (>= 0.25 s and >= 5000 calls per size, 3 windows within 5%, cap 3 s)",
+        assertEquals("until stable (>= 0.25 s and >= 5000 calls per size, 3 windows within 5% and no JIT at work, " +
+            "cap 3 s or 10 s while compiling)",
             WarmupPolicy.untilStable().describe());
-        assertEquals("until stable (>= 0.25 s and >= 20 calls per size, 3 windows within 5%, cap 3 s)",
+        assertEquals("until stable (>= 0.25 s and >= 20 calls per size, 3 windows within 5% and no JIT at work, " +
+            "cap 3 s or 10 s while compiling)",
             WarmupPolicy.untilStable().withMinCalls(20).describe());
         assertEquals("exactly 20 calls per size (no time minimum, no stability check)",
             WarmupPolicy.exactly(20).describe());
