@@ -32,7 +32,16 @@ public final class ShmFiles
 
     static
     {
-        Runtime.getRuntime().addShutdownHook(new Thread(ShmFiles::deleteLive, "verbs4j-shm-cleanup"));
+        try
+        {
+            Runtime.getRuntime().addShutdownHook(new Thread(ShmFiles::deleteLive, "verbs4j-shm-cleanup"));
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // First used while the JVM exits (a peer reaper deleting a killed child's files after an interrupt): the
+            // class has only just loaded, so this process has no file of its own left to delete. Without the catch
+            // the reaper died of an ExceptionInInitializerError and left the child's files behind.
+        }
     }
 
     private ShmFiles()
