@@ -16,6 +16,8 @@ import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
 import io.verbs4j.config.ThreadingMode;
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -129,6 +131,40 @@ class TcpPollerReadsTest
     }
 
     @Test
+    void shouldBackOffTheOwnershipTickWhilePollersKeepReadingAndStillGiveTheSocketBack() throws InterruptedException
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final long base = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
+            final long longest = base * TcpSocketPoller.OWNERSHIP_TICK_MAX_BACKOFF;
+            final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
+            final CompletionBatch batch = new CompletionBatch(4);
+            // Round trips (a poller reads each answer) until the tick has backed off all the way.
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (poller.ownershipTickNs() < longest && System.nanoTime() < deadline)
+            {
+                pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
+                    .sge(local, 0, 8).remote(remote.address(), remote.rkey()));
+                batch.clear();
+                while (0 == pair.clientCq.poll(batch))
+                {
+                    Thread.onSpinWait();
+                }
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+            }
+            assertEquals(longest, poller.ownershipTickNs(), "the period doubles up to its limit, no further");
+
+            // The application stops polling: the socket still goes back to epoll, a backed-off tick or two later (on
+            // a loaded machine it may have gone back already, between two of the round trips above).
+            awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), () -> "epoll reads again: given " +
+                "back " + poller.readsGivenBack() + ", taken " + poller.readsTaken() + ", epoll reads " +
+                poller.epollReads() + ", tick " + poller.ownershipTickNs());
+        }
+    }
+
+    @Test
     void shouldKeepEpollReadingWhenPollersMayNotOwnTheReads()
     {
         final DeviceContext shared =
@@ -145,6 +181,12 @@ class TcpPollerReadsTest
     private static void awaitTrue(final java.util.function.BooleanSupplier condition, final String what)
         throws InterruptedException
     {
+        awaitTrue(condition, () -> what);
+    }
+
+    private static void awaitTrue(final java.util.function.BooleanSupplier condition,
+        final java.util.function.Supplier<String> what) throws InterruptedException
+    {
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (!condition.getAsBoolean())
         {
@@ -153,12 +195,21 @@ class TcpPollerReadsTest
         }
     }
 
-    /** Polls the client's empty completion queue for longer than the pollers' patience. */
+    /**
+     * Polls an empty completion queue past the pollers' patience and then until the socket is back with the I/O
+     * thread: one ownership tick after the last read, whose period may have backed off while the traffic before kept
+     * the pollers reading (at most {@link TcpSocketPoller#OWNERSHIP_TICK_MAX_BACKOFF} periods, so two such ticks
+     * plus scheduling slack on a loaded machine).
+     */
     private static void idle(final TcpPair pair)
     {
         final CompletionBatch batch = new CompletionBatch(4);
-        final long end = System.nanoTime() + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
-        while (System.nanoTime() < end)
+        final long start = System.nanoTime();
+        final long end = start + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
+        final long latest = start + 2 * TcpSocketPoller.OWNERSHIP_TICK_MAX_BACKOFF *
+            TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT)) + 500_000_000L;
+        final TcpConnection client = ((TcpQueuePair)pair.client).connection();
+        while (System.nanoTime() < end || (client.pollersReading() && System.nanoTime() < latest))
         {
             assertEquals(0, pair.clientCq.poll(batch));
         }
