@@ -14,9 +14,9 @@ import java.util.Locale;
  *       until the mean per-call time of the last {@link #stableWindows()} windows agrees within
  *       {@link #tolerance()} (largest / smallest - 1) and no rank's JIT was busy during them, but never longer than
  *       {@link #capNs()} (the cap wins over the minimums: a 64 MiB call is not repeated 5,000 times), or than
- *       {@link #jitCapNs()} while the last window still saw a JIT at work. Windows last about {@link #windowNs()}
- *       each, or a tenth of the warm-up so far if that is longer (a noisy call time averages out over longer
- *       windows). This is the C harnesses' rule (Open MPI and Gloo benchmarks warm up for a
+ *       {@link #jitCapNs()} while a JIT was busy in any of the last {@link #stableWindows()} windows. Windows last
+ *       about {@link #windowNs()} each, or a tenth of the warm-up so far if that is longer (a noisy call time
+ *       averages out over longer windows). This is the C harnesses' rule (Open MPI and Gloo benchmarks warm up for a
  *       time per size) plus a convergence check, because a JIT compiles the path at an unknown point: an 8 B
  *       AllReduce timed over 100 calls measured 20x its steady state. The rule sees a time that is still falling,
  *       and a slow but steady phase while the compilers are still at work ({@link JitActivity}); it cannot see a
@@ -135,7 +135,7 @@ public final class WarmupPolicy
     }
 
     /**
-     * @param ns the longest warm-up per size while the last window still saw a JIT compiling (at least the cap).
+     * @param ns the longest warm-up per size while a JIT was busy in one of the last windows (at least the cap).
      * @return a copy with that cap.
      */
     public WarmupPolicy withJitCapNs(final long ns)

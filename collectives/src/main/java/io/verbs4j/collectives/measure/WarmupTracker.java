@@ -114,14 +114,15 @@ public final class WarmupTracker
             stoppedStable = true;
             return 0;
         }
-        if (sinceStartNs >= (jitQuiet ? policy.capNs() : policy.jitCapNs()))
+        // the longer cap holds until as many JIT-quiet windows in a row as the stability rule needs
+        final long capNs = recorded >= recent.length ? policy.capNs() : policy.jitCapNs();
+        if (sinceStartNs >= capNs)
         {
             done = true;
             return 0;
         }
         final double perCall = Math.max(1.0, lastNsPerCall);
         // no longer than the target, nor than what is left before the cap (at the last per-call time)
-        final long capNs = sinceStartNs >= policy.capNs() ? policy.jitCapNs() : policy.capNs();
         final double targetNs = Math.min(Math.max(policy.windowNs(), sinceStartNs / WINDOW_SHARE),
             capNs - sinceStartNs);
         final long wanted = (long)Math.ceil(targetNs / perCall);

@@ -159,7 +159,7 @@ class WarmupTrackerTest
         final WarmupResult r = tracker.result();
         assertFalse(r.stable(), r::describe);
         assertTrue(r.elapsedNs() >= WarmupPolicy.DEFAULT_JIT_CAP_NS, r::describe);
-        // and the JIT going quiet after the plain cap ends it at the next window
+        // and the JIT going quiet after the plain cap ends it once the windows after it are quiet
         final WarmupTracker late = WarmupPolicy.untilStable().tracker();
         calls = late.firstWindowCalls();
         clockNs = 0;
@@ -168,7 +168,8 @@ class WarmupTrackerTest
             clockNs += calls * 1_000;
             calls = late.afterWindow(calls, calls * 1_000, clockNs, clockNs > 4_000_000_000L);
         }
-        assertTrue(late.result().elapsedNs() > 4_000_000_000L && late.result().elapsedNs() < 5_000_000_000L,
+        // (after as many quiet windows as the stability rule needs, each a tenth of the time so far)
+        assertTrue(late.result().elapsedNs() > 4_000_000_000L && late.result().elapsedNs() < 6_500_000_000L,
             late.result()::describe);
     }
 
