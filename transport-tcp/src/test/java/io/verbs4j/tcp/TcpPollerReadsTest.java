@@ -105,14 +105,7 @@ class TcpPollerReadsTest
             final long deadline = System.nanoTime() + 10_000_000_000L;
             while (0 == pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) && System.nanoTime() < deadline)
             {
-                pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
-                    .sge(local, 0, 8).remote(remote.address(), remote.rkey()));
-                batch.clear();
-                while (0 == pair.clientCq.poll(batch))
-                {
-                    Thread.onSpinWait();
-                }
-                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+                writeRoundTrip(pair, local, remote, batch);
             }
             assertTrue(pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) > 0, "a poller read");
             awaitTrue(() -> poller.readsTaken() > 0, "a poller's read takes the socket out of epoll");
@@ -145,14 +138,7 @@ class TcpPollerReadsTest
             final long deadline = System.nanoTime() + 10_000_000_000L;
             while (poller.ownershipTickNs() < longest && System.nanoTime() < deadline)
             {
-                pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
-                    .sge(local, 0, 8).remote(remote.address(), remote.rkey()));
-                batch.clear();
-                while (0 == pair.clientCq.poll(batch))
-                {
-                    Thread.onSpinWait();
-                }
-                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+                writeRoundTrip(pair, local, remote, batch);
             }
             assertEquals(longest, poller.ownershipTickNs(), "the period doubles up to its limit, no further");
 
@@ -176,6 +162,20 @@ class TcpPollerReadsTest
             assertEquals(0, poller.readsTaken());
             assertTrue(poller.epollReads());
         }
+    }
+
+    /** One signaled 8 B RDMA WRITE from the client, its completion polled (spinning) on the client. */
+    private static void writeRoundTrip(final TcpPair pair, final MemoryRegion local, final MemoryRegion remote,
+        final CompletionBatch batch)
+    {
+        pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
+            .sge(local, 0, 8).remote(remote.address(), remote.rkey()));
+        batch.clear();
+        while (0 == pair.clientCq.poll(batch))
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
     }
 
     private static void awaitTrue(final java.util.function.BooleanSupplier condition, final String what)
