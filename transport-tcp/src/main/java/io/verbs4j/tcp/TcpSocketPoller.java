@@ -383,8 +383,14 @@ final class TcpSocketPoller
         }
         ctx.channel().config().setAutoRead(false);
         readsTaken++;
-        ownershipTickNs = configuration.pollBackstopNs();
-        ownership = ctx.executor().schedule(ownershipTask, ownershipTickNs, TimeUnit.NANOSECONDS);
+        scheduleOwnershipTick(configuration.pollBackstopNs());
+    }
+
+    /** Event loop: the next ownership tick, {@code periodNs} from now. */
+    private void scheduleOwnershipTick(final long periodNs)
+    {
+        ownershipTickNs = periodNs;
+        ownership = ctx.executor().schedule(ownershipTask, periodNs, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -395,20 +401,14 @@ final class TcpSocketPoller
      */
     private void onOwnershipTick()
     {
-        if (null == ownership)
-        {
-            return; // cancelled after this run was already due
-        }
         releaseHeldAckFromLoop();
         if (polledSinceTick && !link.isClosed())
         {
             polledSinceTick = false;
-            ownershipTickNs =
-                Math.min(ownershipTickNs * 2, configuration.pollBackstopNs() * OWNERSHIP_TICK_MAX_BACKOFF);
-            ownership = ctx.executor().schedule(ownershipTask, ownershipTickNs, TimeUnit.NANOSECONDS);
+            scheduleOwnershipTick(
+                Math.min(ownershipTickNs * 2, configuration.pollBackstopNs() * OWNERSHIP_TICK_MAX_BACKOFF));
             return;
         }
-        ownership = null;
         giveReadsBackToEpoll();
     }
 
