@@ -94,7 +94,7 @@ public final class PerftestCommand implements Callable<Integer>
     @Option(names = "--warmup-ms", paramLabel = "MS", defaultValue = "1000",
         description = "Least warm-up time per size (default: ${DEFAULT-VALUE}): untimed sessions run before the " +
             "timed one until this long has passed, so that rows are measured after the JIT has compiled the path " +
-            "(a 1 MiB tcp row warmed up by 1,000 messages measured 15-25 % lower). The timed session still starts " +
+            "(a 1 MiB tcp row warmed up by 1,000 messages measured 15-25 %% lower). The timed session still starts " +
             "with its -w iterations.")
     private long warmupMs;
 
