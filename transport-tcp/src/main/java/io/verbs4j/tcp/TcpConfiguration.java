@@ -100,20 +100,25 @@ public final class TcpConfiguration
      * a ping-pong crosses no thread at all: on a quiet 2-core machine 8 B one-way in 8-12 µs most runs (a slow mode
      * near 34 µs in others) against 15-33 µs with both off; poller reads without direct writes were the worst
      * (52-54 µs: the acknowledgement and the next post still woke the I/O thread). Requests with more than 16 KiB
-     * of payload still go through the I/O thread: written by posting threads they cost about 20 % of the 1 MiB
-     * SEND bandwidth (benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this says:
-     * the socket carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise on
-     * the NIO transport.
+     * of payload are written by the posting or polling thread only while the window is mostly empty (a collective's
+     * chunk: a 1 MiB AllReduce of two ranks took ~600 µs instead of ~850 with every such chunk handed over); in a
+     * stream they go through the I/O thread, which writes streams faster (posting threads writing them cost 25 % of
+     * the 1 MiB bandwidth; benchmarks/RESULTS.md, issue 12). Under TLS there are no direct writes whatever this
+     * says: the socket carries ciphertext, so every byte goes through the I/O thread's {@code SslHandler}; likewise
+     * on the NIO transport.
      */
     public static final String DIRECT_WRITE_DEFAULT = "true";
 
     /**
-     * With {@link #DIRECT_WRITE_PROP_NAME}: payload bytes above which a request is written by the I/O thread, not by
-     * the posting or polling thread (READ requests and atomics carry none and are always eligible).
+     * With {@link #DIRECT_WRITE_PROP_NAME}: payload bytes above which a request is always written by the I/O thread,
+     * not by the posting or polling thread (READ requests and atomics carry none and are always eligible). Below it,
+     * requests of more than 16 KiB are written directly only while the request bytes in flight with them stay within
+     * a quarter of {@link #MAX_INFLIGHT_BYTES_PROP_NAME} (see {@link #DIRECT_WRITE_DEFAULT}); 16384 restores the
+     * earlier rule (every bulk request through the I/O thread).
      */
     public static final String DIRECT_WRITE_MAX_BYTES_PROP_NAME = "verbs4j.tcp.direct.write.max.bytes";
-    /** Default: 16 KiB (larger direct writes cost about 20 % of the 1 MiB SEND bandwidth, see above). */
-    public static final String DIRECT_WRITE_MAX_BYTES_DEFAULT = "16384";
+    /** Default: 1 MiB. */
+    public static final String DIRECT_WRITE_MAX_BYTES_DEFAULT = Integer.toString(1 << 20);
 
     /**
      * Payload bytes still to come above which the receiver reads them from the socket straight into the destination

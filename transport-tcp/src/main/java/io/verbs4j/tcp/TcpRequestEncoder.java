@@ -31,6 +31,8 @@ final class TcpRequestEncoder
     private final TcpFrameWriter frames;
     private final TcpCounters counters;
     private final long maxInflightBytes;
+    /** Payload bytes above which a request is bulk. */
+    static final long BULK_PAYLOAD_BYTES = 16 * 1024;
     private final long directPayloadMax;
     private WorkQueue sendQueue;
     private int sinceAckRequest;
@@ -115,6 +117,14 @@ final class TcpRequestEncoder
     private static long littleEndian(final long value)
     {
         return NATIVE_LITTLE_ENDIAN ? value : Long.reverseBytes(value);
+    }
+
+    /** @return whether request {@code pos} carries more than {@link #BULK_PAYLOAD_BYTES} of payload. */
+    boolean carriesBulkPayload(final long pos)
+    {
+        final int opcode = sendQueue.opcode(pos);
+        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
+            sendQueue.totalLength(pos) > BULK_PAYLOAD_BYTES;
     }
 
     /** @return whether request {@code pos} puts more payload on the wire than posting threads write themselves. */
