@@ -26,9 +26,8 @@ import io.verbs4j.tcp.protocol.FrameType;
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline, and the glue between the
  * parts that do the work (Netty's handler half beside the codec half). It owns the channel's life cycle (events,
  * close, failures) and the socket's direct descriptor (read by polling threads through its {@link TcpSocketPoller}),
- * and it dispatches the frames
- * its {@link TcpFrameDecoder} hands over ({@link TcpFrameDecoder.FrameListener}): handshake frames to its
- * {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
+ * and its {@link TcpFrameRouter} passes on the frames its {@link TcpFrameDecoder} hands over: handshake frames to
+ * its {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
  * {@link TcpResponseHandler} (initiator side). The {@link TcpRequester} sends, the {@link TcpFrameWriter} builds
  * frames and hands them to the one {@link TcpOutbound}, and {@link TcpLiveness} sends heartbeats and declares the
  * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
@@ -48,8 +47,7 @@ import io.verbs4j.tcp.protocol.FrameType;
  * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter
-    implements TcpFrameDecoder.FrameListener, TcpSocketPoller.Link
+final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSocketPoller.Link
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
 
@@ -117,7 +115,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.device = device;
         this.configuration = device.configuration();
         this.counters = device.counters();
-        this.decoder = new TcpFrameDecoder(this, counters, new PayloadSink(device.capabilities().maxSge() + 1),
+        final TcpFrameRouter router = new TcpFrameRouter(new RouterView());
+        this.decoder = new TcpFrameDecoder(router, counters, new PayloadSink(device.capabilities().maxSge() + 1),
             null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
         this.liveness = new TcpLiveness(new LivenessActions(), configuration.heartbeatIntervalNs(),
@@ -131,6 +130,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, requester, responder);
         this.handshake = clientSide ? new TcpHandshake(device, new HandshakeSession(), qp, privateData, future) :
             new TcpHandshake(device, new HandshakeSession(), listener);
+        router.bind(decoder, handshake, responder, responses);
     }
 
     TcpDevice device()
@@ -494,111 +494,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         poller.release();
     }
 
-    // ---------------------------------------------------------------- decoded frames
-
-    /** {@inheritDoc} */
-    public boolean onFrameHeader(
-        final int type,
-        final int flags,
-        final int length,
-        final long sequence,
-        final long address,
-        final int rkey,
-        final int argument)
-    {
-        if (!established)
-        {
-            if (!handshake.onHeader(type, decoder.header()))
-            {
-                return false;
-            }
-            decoder.payloadIntoSmall();
-            return true;
-        }
-        switch (type)
-        {
-            case FrameType.SEND:
-            case FrameType.WRITE:
-            case FrameType.WRITE_WITH_IMM:
-            case FrameType.READ_REQUEST:
-            case FrameType.ATOMIC_REQUEST:
-                responder.onRequest(type, flags, length, sequence, address, rkey, argument);
-                break;
-            case FrameType.READ_RESPONSE:
-            case FrameType.ATOMIC_RESPONSE:
-            case FrameType.ACK:
-            case FrameType.NAK:
-            case FrameType.RNR_NAK:
-                responses.onResponse(type, length, sequence, address, argument);
-                break;
-            case FrameType.DISCONNECT:
-                peerDisconnected = true;
-                break;
-            case FrameType.HEARTBEAT:
-                break;
-            default:
-                protocolError("unexpected " + FrameType.name(type) + " frame on an established connection");
-                return false;
-        }
-        return !closed;
-    }
-
-    /** {@inheritDoc} */
-    public void onFrameEnd(final int type)
-    {
-        if (!established)
-        {
-            handshake.onFrameEnd(type, decoder.smallCopy());
-            return;
-        }
-        switch (type)
-        {
-            case FrameType.SEND:
-            case FrameType.WRITE:
-            case FrameType.WRITE_WITH_IMM:
-            case FrameType.READ_REQUEST:
-            case FrameType.ATOMIC_REQUEST:
-                responder.onRequestEnd();
-                break;
-            case FrameType.READ_RESPONSE:
-            case FrameType.ATOMIC_RESPONSE:
-            case FrameType.ACK:
-            case FrameType.NAK:
-            case FrameType.RNR_NAK:
-                responses.onResponseEnd();
-                break;
-            case FrameType.DISCONNECT:
-                LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
-                final TcpQueuePair bound = qp;
-                // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps
-                // reconnected) since then must not be moved to ERROR by its old connection's late frames.
-                if (null != bound && bound.connection() == this)
-                {
-                    bound.enterError();
-                }
-                closeChannel();
-                break;
-            default:
-                break;
-        }
-    }
-
-    /** {@inheritDoc} */
-    public void onProtocolError(final String reason)
-    {
-        protocolError(reason);
-    }
+    // ---------------------------------------------------------------- decoded frames (TcpFrameRouter)
 
     /** {@inheritDoc} */
     public boolean isClosed()
     {
         return closed;
-    }
-
-    /** {@inheritDoc} */
-    public FileDescriptor directReadFd()
-    {
-        return socketFd;
     }
 
     /** {@inheritDoc} */
@@ -731,6 +632,54 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         finally
         {
             unlockIo(locked);
+        }
+    }
+
+    /** The connection as its frame router sees it. */
+    private final class RouterView implements TcpFrameRouter.Connection
+    {
+        /** {@inheritDoc} */
+        public boolean isEstablished()
+        {
+            return established;
+        }
+
+        /** {@inheritDoc} */
+        public boolean isClosed()
+        {
+            return closed;
+        }
+
+        /** {@inheritDoc} */
+        public FileDescriptor socketFd()
+        {
+            return socketFd;
+        }
+
+        /** {@inheritDoc} */
+        public void protocolError(final String reason)
+        {
+            TcpConnection.this.protocolError(reason);
+        }
+
+        /** {@inheritDoc} */
+        public void onDisconnectHeader()
+        {
+            peerDisconnected = true;
+        }
+
+        /** {@inheritDoc} */
+        public void onDisconnect()
+        {
+            LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
+            final TcpQueuePair bound = qp;
+            // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps
+            // reconnected) since then must not be moved to ERROR by its old connection's late frames.
+            if (null != bound && bound.connection() == TcpConnection.this)
+            {
+                bound.enterError();
+            }
+            closeChannel();
         }
     }
 
