@@ -157,8 +157,9 @@ public final class TcpConfiguration
     public static final String POLLER_READS_DEFAULT = "true";
 
     /**
-     * Event mode with {@link #POLLER_READS_PROP_NAME}: whether a connection whose pollers are reading it takes the
-     * socket out of the I/O thread's epoll read interest until they stop. Without it every arriving frame also wakes
+     * Event mode with {@link #POLLER_READS_PROP_NAME}: whether a connection whose pollers are reading it often (two
+     * reads with data within {@code TcpSocketPoller.POLLER_PATIENCE_NS} of each other) takes the socket out of the
+     * I/O thread's epoll read interest until they stop. Without it every arriving frame also wakes
      * the I/O thread, which then waits for the driver lock, finds nothing to read or reads first itself: one
      * wake-up per message competing with the polling threads for the cores. With it the event loop looks once per
      * {@link #POLL_BACKSTOP_PROP_NAME} period instead (a period that doubles, up to 8 times, while the pollers keep
