@@ -883,6 +883,31 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     }
 
     @Test
+    void shouldCompleteSendsWithSuccessWhenTheReceiverClosesRightAfterReceivingThem()
+    {
+        // As on an HCA, a SEND that landed in a receive completes with SUCCESS at the sender, even when the receiver
+        // closes its queue pair right after polling the receive: an acknowledgement it held back or deferred goes
+        // out before the close, not lost with it (the sender would see an error for a message that arrived).
+        final QueuePair qp = connect(3, 8);
+        final MemoryRegion mr = allocate(24, Access.LOCAL_WRITE);
+        for (int i = 0; i < 3; i++)
+        {
+            mr.putLong(8L * i, 1000 + i);
+            post(qp, new SendRequest(1).wrId(i).opcode(Opcode.SEND).sge(mr, 8L * i, 8));
+        }
+        final Peer.Completion[] received = peer.pollRecv(3, WAIT_MS);
+        assertEquals(3, received.length);
+        peer.closeQp();
+        final List<Peer.Completion> sent = await(cq, 3);
+        for (int i = 0; i < 3; i++)
+        {
+            assertStatus(WcStatus.SUCCESS, sent.get(i));
+            assertEquals(i, sent.get(i).wrId());
+            assertStatus(WcStatus.SUCCESS, received[i]);
+        }
+    }
+
+    @Test
     void shouldTellThePeerWhenAQueuePairIsClosed()
     {
         final QueuePair qp = connect(0, 1);
