@@ -96,30 +96,22 @@ final class TcpFrameRouter implements TcpFrameDecoder.FrameListener
             decoder.payloadIntoSmall();
             return true;
         }
-        switch (type)
+        if (FrameType.isRequest(type))
         {
-            case FrameType.SEND:
-            case FrameType.WRITE:
-            case FrameType.WRITE_WITH_IMM:
-            case FrameType.READ_REQUEST:
-            case FrameType.ATOMIC_REQUEST:
-                responder.onRequest(type, flags, length, sequence, address, rkey, argument);
-                break;
-            case FrameType.READ_RESPONSE:
-            case FrameType.ATOMIC_RESPONSE:
-            case FrameType.ACK:
-            case FrameType.NAK:
-            case FrameType.RNR_NAK:
-                responses.onResponse(type, length, sequence, address, argument);
-                break;
-            case FrameType.DISCONNECT:
-                connection.onDisconnectHeader();
-                break;
-            case FrameType.HEARTBEAT:
-                break;
-            default:
-                connection.protocolError("unexpected " + FrameType.name(type) + " frame on an established connection");
-                return false;
+            responder.onRequest(type, flags, length, sequence, address, rkey, argument);
+        }
+        else if (FrameType.isResponse(type))
+        {
+            responses.onResponse(type, length, sequence, address, argument);
+        }
+        else if (FrameType.DISCONNECT == type)
+        {
+            connection.onDisconnectHeader();
+        }
+        else if (FrameType.HEARTBEAT != type)
+        {
+            connection.protocolError("unexpected " + FrameType.name(type) + " frame on an established connection");
+            return false;
         }
         return !connection.isClosed();
     }
@@ -132,27 +124,17 @@ final class TcpFrameRouter implements TcpFrameDecoder.FrameListener
             handshake.onFrameEnd(type, decoder.smallCopy());
             return;
         }
-        switch (type)
+        if (FrameType.isRequest(type))
         {
-            case FrameType.SEND:
-            case FrameType.WRITE:
-            case FrameType.WRITE_WITH_IMM:
-            case FrameType.READ_REQUEST:
-            case FrameType.ATOMIC_REQUEST:
-                responder.onRequestEnd();
-                break;
-            case FrameType.READ_RESPONSE:
-            case FrameType.ATOMIC_RESPONSE:
-            case FrameType.ACK:
-            case FrameType.NAK:
-            case FrameType.RNR_NAK:
-                responses.onResponseEnd();
-                break;
-            case FrameType.DISCONNECT:
-                connection.onDisconnect();
-                break;
-            default:
-                break;
+            responder.onRequestEnd();
+        }
+        else if (FrameType.isResponse(type))
+        {
+            responses.onResponseEnd();
+        }
+        else if (FrameType.DISCONNECT == type)
+        {
+            connection.onDisconnect();
         }
     }
 

@@ -99,6 +99,26 @@ public final class FrameType
 
     /**
      * @param type a type byte.
+     * @return true for a request an initiator sends and a target carries out (SEND, WRITE, WRITE_WITH_IMM,
+     * READ_REQUEST, ATOMIC_REQUEST).
+     */
+    public static boolean isRequest(final int type)
+    {
+        return type == SEND || type == WRITE || type == WRITE_WITH_IMM || type == READ_REQUEST ||
+            type == ATOMIC_REQUEST;
+    }
+
+    /**
+     * @param type a type byte.
+     * @return true for a target's answer to requests (READ_RESPONSE, ATOMIC_RESPONSE, ACK, NAK, RNR_NAK).
+     */
+    public static boolean isResponse(final int type)
+    {
+        return type == READ_RESPONSE || type == ATOMIC_RESPONSE || type == ACK || type == NAK || type == RNR_NAK;
+    }
+
+    /**
+     * @param type a type byte.
      * @return true for an authentication frame.
      */
     public static boolean isAuthentication(final int type)
