@@ -309,10 +309,7 @@ final class TcpSocketPoller
                 writeAck();
             }
         }
-        if (writer.takeWrittenFromApplication())
-        {
-            writer.flush();
-        }
+        flushWrittenFromApplication();
     }
 
     /** Application thread, driver lock held: the ACK alone, straight to the socket where nothing waits. */
@@ -332,6 +329,12 @@ final class TcpSocketPoller
         {
             writeAck();
         }
+        flushWrittenFromApplication();
+    }
+
+    /** Application thread, driver lock held: what this poll wrote goes to the socket (or to the I/O thread). */
+    private void flushWrittenFromApplication()
+    {
         if (writer.takeWrittenFromApplication())
         {
             writer.flush();
