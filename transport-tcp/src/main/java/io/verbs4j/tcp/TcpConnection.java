@@ -494,7 +494,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         poller.release();
     }
 
-    // ---------------------------------------------------------------- decoded frames (TcpFrameRouter)
+    // ---------------------------------------------------------------- what the socket poller sees
 
     /** {@inheritDoc} */
     public boolean isClosed()

@@ -31,9 +31,6 @@ final class TcpRequestEncoder
     private final TcpFrameWriter frames;
     private final TcpCounters counters;
     private final long maxInflightBytes;
-    /** Payload bytes above which a request is bulk. */
-    static final long BULK_PAYLOAD_BYTES = 16 * 1024;
-    private final long directPayloadMax;
     private WorkQueue sendQueue;
     private int sinceAckRequest;
     private long ackWindow;
@@ -42,16 +39,12 @@ final class TcpRequestEncoder
      * @param frames           the connection's frame writer.
      * @param counters         the device's counters.
      * @param maxInflightBytes the flow-control limit.
-     * @param directPayloadMax payload bytes above which a request is written by the I/O thread, not by the posting or
-     *                         polling thread ({@link TcpConfiguration#directWriteMaxBytes()}).
      */
-    TcpRequestEncoder(final TcpFrameWriter frames, final TcpCounters counters, final long maxInflightBytes,
-        final long directPayloadMax)
+    TcpRequestEncoder(final TcpFrameWriter frames, final TcpCounters counters, final long maxInflightBytes)
     {
         this.frames = frames;
         this.counters = counters;
         this.maxInflightBytes = maxInflightBytes;
-        this.directPayloadMax = directPayloadMax;
     }
 
     /**
@@ -119,20 +112,14 @@ final class TcpRequestEncoder
         return NATIVE_LITTLE_ENDIAN ? value : Long.reverseBytes(value);
     }
 
-    /** @return whether request {@code pos} carries more than {@link #BULK_PAYLOAD_BYTES} of payload. */
-    boolean carriesBulkPayload(final long pos)
+    /**
+     * @param pos the request.
+     * @return the payload bytes its frame carries: none for a READ request or an atomic (their operands are fixed).
+     */
+    long payloadOnWire(final long pos)
     {
         final int opcode = sendQueue.opcode(pos);
-        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
-            sendQueue.totalLength(pos) > BULK_PAYLOAD_BYTES;
-    }
-
-    /** @return whether request {@code pos} puts more payload on the wire than posting threads write themselves. */
-    boolean carriesLargePayload(final long pos)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        return Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
-            sendQueue.totalLength(pos) > directPayloadMax;
+        return Opcode.RDMA_READ == opcode || Opcode.isAtomic(opcode) ? 0 : sendQueue.totalLength(pos);
     }
 
     /**

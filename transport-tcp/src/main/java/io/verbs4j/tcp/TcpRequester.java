@@ -41,7 +41,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private static final VarHandle PUMP_WANTED;
     private static final long ACK_FRAME = Long.MIN_VALUE;
     /**
-     * A posting or polling thread writes a bulk request (more than {@link TcpRequestEncoder#BULK_PAYLOAD_BYTES}) itself
+     * A posting or polling thread writes a bulk request (more than {@link TcpResponder#SMALL_FRAME_BYTES}) itself
      * only while the request bytes in flight, with it, stay within this share of the in-flight cap: the pipe is
      * mostly idle, and handing the frame to the I/O thread would only add a wake-up (a 1 MiB AllReduce of two ranks
      * took ~600 µs instead of ~850). Beyond it the traffic is a stream, which the I/O thread writes faster.
@@ -66,6 +66,8 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private final TcpFrameDecoder decoder;
     private final TcpFrameWriter frames;
     private final long maxInflightBytes;
+    /** Payload bytes above which a request is always written by the I/O thread (configuration). */
+    private final long directPayloadMax;
     private final TcpRequestEncoder encoder;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
@@ -93,8 +95,8 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         this.decoder = connection.decoder();
         this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
-        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes,
-            connection.configuration().directWriteMaxBytes());
+        this.directPayloadMax = connection.configuration().directWriteMaxBytes();
+        this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes);
     }
 
     void start(final TcpQueuePair queuePair, final long initialSequence)
@@ -234,8 +236,9 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
                 {
                     break;
                 }
-                if (encoder.carriesLargePayload(pos) ||
-                    (encoder.carriesBulkPayload(pos) && batchInflight + cost > maxInflightBytes / BULK_DIRECT_SHARE))
+                final long payload = encoder.payloadOnWire(pos);
+                if (payload > directPayloadMax || (payload > TcpResponder.SMALL_FRAME_BYTES &&
+                    batchInflight + cost > maxInflightBytes / BULK_DIRECT_SHARE))
                 {
                     // A stream of bulk frames goes through the I/O thread, which keeps the socket full while the
                     // poster goes on (streams written by posting threads measured 25 % slower); a bulk frame into
