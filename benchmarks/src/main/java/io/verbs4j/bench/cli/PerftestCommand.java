@@ -95,7 +95,8 @@ public final class PerftestCommand implements Callable<Integer>
         description = "Least warm-up time per size (default: ${DEFAULT-VALUE}): untimed sessions run before the " +
             "timed one until this long has passed, so that rows are measured after the JIT has compiled the path " +
             "(a 1 MiB tcp row warmed up by 1,000 messages measured 15-25 %% lower). The timed session still starts " +
-            "with its -w iterations.")
+            "with its -w iterations. While this JVM's or the server's JIT compiler was busy for more than 1 %% of " +
+            "the last warm-up session, sessions go on, up to 10 s per size.")
     private long warmupMs;
 
     @Option(names = "--warmup-exact",

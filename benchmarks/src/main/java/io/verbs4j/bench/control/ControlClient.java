@@ -29,6 +29,7 @@ public final class ControlClient implements AutoCloseable
     private final String peerHost;
     private final String peerHostName;
     private String rejection;
+    private long peerCompileMillis;
 
     private ControlClient(final Socket socket, final String peerHost) throws IOException
     {
@@ -145,10 +146,20 @@ public final class ControlClient implements AutoCloseable
         }
         final boolean serverOk = in.readBoolean();
         final String message = in.readUTF();
+        peerCompileMillis = in.readLong();
         if (!serverOk && ok)
         {
             throw new IOException("responder failed: " + message);
         }
+    }
+
+    /**
+     * @return the server JVM's accumulated JIT compilation time in milliseconds, as of the end of the last session
+     * (0 before the first, or where the server's JVM does not monitor it).
+     */
+    public long peerCompileMillis()
+    {
+        return peerCompileMillis;
     }
 
     /**

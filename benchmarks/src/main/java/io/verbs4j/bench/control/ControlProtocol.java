@@ -20,7 +20,8 @@ import java.io.IOException;
  * client: SESSION = byte SESSION, spec (see {@link #writeSpec})
  * server: byte ACCEPTED, UTF endpoint           | byte REJECTED, UTF reason
  * client: byte END, boolean ok                  (after its last iteration, or on failure; ok=false aborts)
- * server: byte DONE, boolean ok, UTF message    (after the responder finished or was aborted)
+ * server: byte DONE, boolean ok, UTF message,   (after the responder finished or was aborted)
+ *         long compileMillis                     (the server JVM's JIT time so far, for the client's warm-up)
  * and finally:
  * client: byte QUIT                             (the server exits)
  * </pre>
@@ -31,7 +32,7 @@ public final class ControlProtocol
     /** "V4JB". */
     public static final int MAGIC = 0x56344A42;
     /** Protocol version; bump on any change above. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** Client asks for a session. */
     public static final byte SESSION = 1;

@@ -63,6 +63,7 @@ public record TestHeader(
     /** @return the warm-up as the banner states it: iterations, and the time minimum if there is one. */
     public String warmupDescription()
     {
-        return warmupMinMs > 0 ? warmup + " + >= " + warmupMinMs + " ms" : Long.toString(warmup);
+        return warmupMinMs > 0 ? warmup + " + >= " + warmupMinMs + " ms, more while a JIT compiles" :
+            Long.toString(warmup);
     }
 }

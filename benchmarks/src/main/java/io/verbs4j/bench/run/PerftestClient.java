@@ -16,28 +16,35 @@ import io.verbs4j.bench.spi.StreamTransport;
 import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.bench.spi.TransportUnderTest;
 import io.verbs4j.bench.spi.WaitLoop;
+import io.verbs4j.collectives.measure.JitActivity;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * The initiator side of a perftest run: for each {@link TestPlan}, for each size, opens a session on the server
  * (unless the transport needs no peer), runs it with {@link SessionRunner} and reports the row, after untimed
- * sessions of that size for the plan's least warm-up time. A failed size is
- * reported as a note and the run continues; {@link #run} returns how many sizes failed.
+ * sessions of that size for the plan's least warm-up time, and longer while a JIT compiler (this JVM's or the
+ * server's) is still at work ({@link SessionWarmup}). A failed size is reported as a note and the run continues;
+ * {@link #run} returns how many sizes failed.
  */
 public final class PerftestClient
 {
-    private static final long LEAST_WARMUP_SESSION = 16;
-    private static final long MAX_WARMUP_SESSION = 100_000_000L;
-    private static final int MAX_WARMUP_SESSIONS = 100;
+    /**
+     * Longest warm-up per size while a JIT compiler is still busy ({@link SessionWarmup}): 10 s.
+     */
+    public static final long JIT_CAP_MS = 10_000;
+
 
     private final ControlClient control;
     private final String peerDescription;
     private final ResultSink sink;
+    private final LongSupplier jitClock = JitActivity.compileMillis();
 
     /**
      * Creates a client.
@@ -85,6 +92,7 @@ public final class PerftestClient
             transport.method(plan.kind()),
             plan.warmupMinMs()));
         final List<Integer> skipped = new ArrayList<>();
+        final StringBuilder heldByJit = new StringBuilder();
         int failures = 0;
         for (final int size : plan.sizes())
         {
@@ -96,7 +104,13 @@ public final class PerftestClient
             try
             {
                 final SessionSpec spec = plan.spec(size);
-                warmUp(transport, spec, TimeUnit.MILLISECONDS.toNanos(plan.warmupMinMs()));
+                final SessionWarmup warmup =
+                    warmUp(transport, spec, TimeUnit.MILLISECONDS.toNanos(plan.warmupMinMs()));
+                if (warmup.heldByJit())
+                {
+                    heldByJit.append(heldByJit.length() > 0 ? ", " : "").append(size).append(" B ")
+                        .append(String.format(Locale.ROOT, "%.1f s", warmup.spentNs() / 1e9));
+                }
                 runSession(transport, spec, true);
             }
             catch (final SessionFailure ex)
@@ -104,6 +118,10 @@ public final class PerftestClient
                 failures++;
                 sink.note(size + " B failed: " + ex.getMessage());
             }
+        }
+        if (heldByJit.length() > 0)
+        {
+            sink.note("warm-up held while a JIT compiled: " + heldByJit);
         }
         if (!skipped.isEmpty())
         {
@@ -114,28 +132,31 @@ public final class PerftestClient
     }
 
     /**
-     * Untimed sessions of one size until they have lasted {@code minNs} (the timed session's own warm-up iterations
-     * come on top): the first of the spec's warm-up count (at least {@link #LEAST_WARMUP_SESSION}), each next one
-     * sized from the rate seen so far to fill what is left, at most ten times the previous one. A JVM's first
-     * thousand 1 MiB messages end before C2 has compiled the path, and a row timed then measured 15-25 % low.
+     * Untimed sessions of one size, as {@link SessionWarmup} schedules them.
+     *
+     * @return the schedule, after its last session.
      */
-    private void warmUp(final TransportUnderTest transport, final SessionSpec spec, final long minNs)
+    private SessionWarmup warmUp(final TransportUnderTest transport, final SessionSpec spec, final long minNs)
         throws IOException, SessionFailure
     {
-        long spentNs = 0;
-        long count = Math.max(LEAST_WARMUP_SESSION, spec.warmup());
-        for (int session = 0; session < MAX_WARMUP_SESSIONS && spentNs < minNs; session++)
+        final SessionWarmup warmup =
+            new SessionWarmup(minNs, TimeUnit.MILLISECONDS.toNanos(JIT_CAP_MS), spec.warmup());
+        while (warmup.more())
         {
-            final SessionSpec untimed = new SessionSpec(spec.transport(), spec.kind(), spec.messageBytes(), 0, count,
-                spec.window(), spec.busyPoll(), spec.timeoutMs());
+            final SessionSpec untimed = new SessionSpec(spec.transport(), spec.kind(), spec.messageBytes(), 0,
+                warmup.nextCount(), spec.window(), spec.busyPoll(), spec.timeoutMs());
+            final long jitBeforeMs = jitMillis();
             final long startNs = System.nanoTime();
             runSession(transport, untimed, false);
-            final long tookNs = Math.max(1, System.nanoTime() - startNs);
-            spentNs += tookNs;
-            final double nsPerIteration = (double)tookNs / count;
-            final long wanted = (long)((minNs - spentNs) / nsPerIteration) + 1;
-            count = Math.max(LEAST_WARMUP_SESSION, Math.min(wanted, Math.min(10 * count, MAX_WARMUP_SESSION)));
+            warmup.onSession(System.nanoTime() - startNs, jitMillis() - jitBeforeMs);
         }
+        return warmup;
+    }
+
+    /** Compilation time of this JVM plus, when a server takes part, the server's as of its last session. */
+    private long jitMillis()
+    {
+        return jitClock.getAsLong() + (null == control ? 0 : control.peerCompileMillis());
     }
 
     private void runSession(final TransportUnderTest transport, final SessionSpec spec, final boolean report)

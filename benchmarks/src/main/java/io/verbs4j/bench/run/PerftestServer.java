@@ -8,6 +8,7 @@ import io.verbs4j.bench.launch.ReadySignal;
 import io.verbs4j.bench.spi.Responder;
 import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.TransportUnderTest;
+import io.verbs4j.collectives.measure.JitActivity;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -23,6 +24,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * The responder host of a perftest run: listens on a control port, prints the {@link ReadySignal} line on
@@ -36,6 +38,7 @@ public final class PerftestServer
     private final int port;
     private final long timeoutMs;
     private final PrintWriter log;
+    private final LongSupplier jitClock = JitActivity.compileMillis();
 
     /**
      * Creates a server.
@@ -173,6 +176,7 @@ public final class PerftestServer
             out.writeByte(ControlProtocol.DONE);
             out.writeBoolean(ok);
             out.writeUTF(null == error ? (clientOk ? "ok" : "aborted by the initiator") : describe(error));
+            out.writeLong(jitClock.getAsLong());
             out.flush();
             if (null != error && clientOk)
             {
