@@ -16,6 +16,7 @@ public final class JsonLinesResultSink implements ResultSink
 {
     private final PrintWriter out;
     private TestHeader header;
+    private long warmupNs = -1;
 
     /**
      * Creates a sink.
@@ -59,6 +60,7 @@ public final class JsonLinesResultSink implements ResultSink
         field(json, "t_stdev_ns", stats.stdevNs());
         field(json, "p99_ns", stats.p99Ns());
         field(json, "p99_9_ns", stats.p999Ns());
+        warmupField(json);
         finish(json);
     }
 
@@ -75,7 +77,17 @@ public final class JsonLinesResultSink implements ResultSink
         field(json, "bw_peak_GBps", stats.peakGBps());
         field(json, "bw_average_GBps", stats.averageGBps());
         field(json, "msg_rate_Mpps", stats.msgRateMpps());
+        warmupField(json);
         finish(json);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void warmedUp(final long nanos)
+    {
+        warmupNs = nanos;
     }
 
     /**
@@ -118,6 +130,15 @@ public final class JsonLinesResultSink implements ResultSink
             }
         }
         return json;
+    }
+
+    private void warmupField(final StringBuilder json)
+    {
+        if (warmupNs >= 0)
+        {
+            field(json, "warmup_s", warmupNs / 1e9);
+            warmupNs = -1;
+        }
     }
 
     private void finish(final StringBuilder json)

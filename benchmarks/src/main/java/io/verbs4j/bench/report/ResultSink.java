@@ -6,7 +6,7 @@ package io.verbs4j.bench.report;
 /**
  * Receives the results of a perftest run, table by table:
  * <pre>
- * (begin (latency | bandwidth | note)* end)*
+ * (begin (warmedUp? (latency | bandwidth) | note)* end)*
  * </pre>
  * Implementations write as they go so a long sweep shows progress. Single-threaded.
  */
@@ -32,6 +32,15 @@ public interface ResultSink
      * @param stats the row.
      */
     void bandwidth(BandwidthStats stats);
+
+    /**
+     * The next row's untimed warm-up took this long (perftest's time-based warm-up; not called for an exact count).
+     *
+     * @param nanos warm-up time of the size the next row reports.
+     */
+    default void warmedUp(final long nanos)
+    {
+    }
 
     /**
      * A remark about the current table (skipped sizes, a failed size).

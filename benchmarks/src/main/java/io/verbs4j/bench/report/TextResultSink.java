@@ -9,13 +9,16 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * Writes perftest-style tables: a banner, the header, one row per size, a closing line; notes as {@code # ...}.
- * Bandwidth is in perftest's units ({@link BandwidthUnit}).
+ * Writes perftest-style tables: a banner, the header, one row per size, a closing line; notes as {@code # ...},
+ * and the warm-up time of each size as one note at the end of the table. Bandwidth is in perftest's units
+ * ({@link BandwidthUnit}).
  */
 public final class TextResultSink implements ResultSink
 {
     private final PrintWriter out;
     private final BandwidthUnit unit;
+    private final StringBuilder warmups = new StringBuilder();
+    private long warmupNs = -1;
 
     /**
      * Creates a sink with bandwidth in MiB/sec, perftest's default.
@@ -76,6 +79,7 @@ public final class TextResultSink implements ResultSink
     {
         out.println(PerftestFormat.latencyRow(stats));
         out.flush();
+        recordWarmup(stats.bytes());
     }
 
     /**
@@ -86,6 +90,26 @@ public final class TextResultSink implements ResultSink
     {
         out.println(PerftestFormat.bandwidthRow(stats, unit));
         out.flush();
+        recordWarmup(stats.bytes());
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void warmedUp(final long nanos)
+    {
+        warmupNs = nanos;
+    }
+
+    private void recordWarmup(final long bytes)
+    {
+        if (warmupNs >= 0)
+        {
+            warmups.append(warmups.length() > 0 ? ", " : "").append(bytes).append(" B ")
+                .append(String.format(Locale.ROOT, "%.1f s", warmupNs / 1e9));
+            warmupNs = -1;
+        }
     }
 
     /**
@@ -104,6 +128,11 @@ public final class TextResultSink implements ResultSink
     @Override
     public void end()
     {
+        if (warmups.length() > 0)
+        {
+            note("warm-up per size: " + warmups);
+            warmups.setLength(0);
+        }
         out.println(PerftestFormat.RESULT_LINE);
         out.flush();
     }

@@ -21,7 +21,6 @@ import io.verbs4j.collectives.measure.JitActivity;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -92,7 +91,6 @@ public final class PerftestClient
             transport.method(plan.kind()),
             plan.warmupMinMs()));
         final List<Integer> skipped = new ArrayList<>();
-        final StringBuilder heldByJit = new StringBuilder();
         int failures = 0;
         for (final int size : plan.sizes())
         {
@@ -106,10 +104,9 @@ public final class PerftestClient
                 final SessionSpec spec = plan.spec(size);
                 final SessionWarmup warmup =
                     warmUp(transport, spec, TimeUnit.MILLISECONDS.toNanos(plan.warmupMinMs()));
-                if (warmup.heldByJit())
+                if (warmup.spentNs() > 0)
                 {
-                    heldByJit.append(heldByJit.length() > 0 ? ", " : "").append(size).append(" B ")
-                        .append(String.format(Locale.ROOT, "%.1f s", warmup.spentNs() / 1e9));
+                    sink.warmedUp(warmup.spentNs());
                 }
                 runSession(transport, spec, true);
             }
@@ -118,10 +115,6 @@ public final class PerftestClient
                 failures++;
                 sink.note(size + " B failed: " + ex.getMessage());
             }
-        }
-        if (heldByJit.length() > 0)
-        {
-            sink.note("warm-up held while a JIT compiled: " + heldByJit);
         }
         if (!skipped.isEmpty())
         {

@@ -83,10 +83,4 @@ final class SessionWarmup
     {
         return spentNs;
     }
-
-    /** @return whether the warm-up went on past its least time because a JIT was busy. */
-    boolean heldByJit()
-    {
-        return spentNs > minNs + JIT_CHECK_SESSION_NS;
-    }
 }

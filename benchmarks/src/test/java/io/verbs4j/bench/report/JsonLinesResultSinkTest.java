@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class JsonLinesResultSinkTest
@@ -45,6 +46,22 @@ class JsonLinesResultSinkTest
         assertTrue(line.contains("\"t_typical_usec\":0.1625"), line);
         assertTrue(line.contains("\"t_typical_ns\":162.5"), line);
         assertTrue(line.contains("\"p99_9_ns\":300.0"), line);
+    }
+
+    @Test
+    void shouldPutEachSizesWarmupTimeOnItsRowOnly()
+    {
+        final StringWriter text = new StringWriter();
+        final JsonLinesResultSink sink = new JsonLinesResultSink(new PrintWriter(text));
+
+        sink.begin(new TestHeader("tcp-write", "d", TestKind.BANDWIDTH, "p", "backoff", 5, 128, "17", null, 1000));
+        sink.warmedUp(3_400_000_000L);
+        sink.bandwidth(new BandwidthStats(65536, 5000, 2.5, 2.0, 0.5));
+        sink.bandwidth(new BandwidthStats(1048576, 5000, 2.5, 2.0, 0.5));
+
+        final String[] lines = text.toString().trim().split("\n");
+        assertTrue(lines[0].contains("\"warmup_s\":3.4"), lines[0]);
+        assertFalse(lines[1].contains("warmup_s"), lines[1]);
     }
 
     @Test

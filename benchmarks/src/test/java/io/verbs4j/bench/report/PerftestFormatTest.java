@@ -105,4 +105,24 @@ class PerftestFormatTest
         assertEquals(" # sizes not supported, skipped: [4]", lines[lines.length - 2]);
         assertEquals(PerftestFormat.RESULT_LINE, lines[lines.length - 1]);
     }
+
+    @Test
+    void shouldNoteEachSizesWarmupTimeAtTheEndOfTheTable()
+    {
+        final StringWriter text = new StringWriter();
+        final TextResultSink sink = new TextResultSink(new PrintWriter(text));
+
+        sink.begin(new TestHeader(
+            "tcp-write", "verbs", TestKind.BANDWIDTH, "127.0.0.1", "backoff", 1000, 128, "17", null, 1000));
+        sink.warmedUp(1_040_000_000L);
+        sink.bandwidth(new BandwidthStats(65536, 5000, 2.5, 2.0, 0.5));
+        sink.warmedUp(9_960_000_000L);
+        sink.bandwidth(new BandwidthStats(1048576, 5000, 2.5, 2.0, 0.5));
+        sink.end();
+
+        final String[] lines = text.toString().split("\n");
+        assertTrue(text.toString().contains("Warm-up iters  : 1000 + >= 1000 ms, more while a JIT compiles"),
+            text.toString());
+        assertEquals(" # warm-up per size: 65536 B 1.0 s, 1048576 B 10.0 s", lines[lines.length - 2]);
+    }
 }

@@ -45,6 +45,13 @@ final class ResultTee implements ResultSink
     }
 
     @Override
+    public void warmedUp(final long nanos)
+    {
+        first.warmedUp(nanos);
+        second.warmedUp(nanos);
+    }
+
+    @Override
     public void note(final String text)
     {
         first.note(text);
