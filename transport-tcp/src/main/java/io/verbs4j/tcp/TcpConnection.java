@@ -369,6 +369,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         final boolean locked = lockIo();
         try
         {
+            if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES && poller.unpolledSinceLastAsked() &&
+                TcpReadSpin.onBulkRead())
+            {
+                counters.add(TcpCounter.IO_READ_SPINS, 1);
+            }
             onReadComplete();
         }
         finally

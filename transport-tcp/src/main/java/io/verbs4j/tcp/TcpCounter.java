@@ -65,7 +65,13 @@ public enum TcpCounter implements CounterType
      * polling mode) rather than by an I/O thread: their completions reached the polling thread with no wake-up. The
      * I/O threads read the other {@link #FRAMES_RECEIVED}.
      */
-    FRAMES_RECEIVED_BY_POLLERS(20, "frames read by polling threads");
+    FRAMES_RECEIVED_BY_POLLERS(20, "frames read by polling threads"),
+    /**
+     * Bulk read batches of an I/O thread that no polling thread could have read (none had looked since the last
+     * one), after which the I/O thread kept polling instead of sleeping
+     * ({@link TcpConfiguration#IO_READ_SPIN_PROP_NAME}).
+     */
+    IO_READ_SPINS(21, "bulk read batches an I/O thread stayed awake after");
 
     private final int id;
     private final String label;

@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -44,20 +45,28 @@ final class TcpEventLoops
                 "available here: " + Epoll.unavailabilityCause());
         }
         epoll = !"nio".equals(transport) && Epoll.isAvailable();
-        final boolean useEpoll = epoll;
-        // Polling mode on epoll: the application's CQ polling drives the sockets, the loops sleep (no second spinner).
-        final SelectStrategyFactory strategy = configuration.pollingMode() && !epoll ?
-            () -> busyPollStrategy(useEpoll) : io.netty.channel.DefaultSelectStrategyFactory.INSTANCE;
+        // Polling mode on epoll: the application's CQ polling drives the sockets, the loops sleep (no second spinner);
+        // on NIO the loops spin. Event mode: a loop that read bulk data keeps polling a little (TcpReadSpin).
+        final long readSpinNs = configuration.ioReadSpinNs();
+        final SelectStrategyFactory strategy;
+        if (configuration.pollingMode())
+        {
+            strategy = epoll ? DefaultSelectStrategyFactory.INSTANCE : TcpEventLoops::spinOnSelectNow;
+        }
+        else
+        {
+            strategy = readSpinNs > 0 ? () -> new TcpReadSpin(readSpinNs, System::nanoTime) :
+                DefaultSelectStrategyFactory.INSTANCE;
+        }
         final IoHandlerFactory handler = epoll ? EpollIoHandler.newFactory(0, strategy) :
             NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
         group = new MultiThreadIoEventLoopGroup(configuration.ioThreads(), threadFactory(), handler);
     }
 
-    private static SelectStrategy busyPollStrategy(final boolean epoll)
+    private static SelectStrategy spinOnSelectNow()
     {
-        // Epoll busy-waits in epoll_wait(timeout 0); NIO has no BUSY_WAIT, so it spins on selectNow().
-        return (selectSupplier, hasTasks) ->
-            hasTasks || !epoll ? selectSupplier.get() : SelectStrategy.BUSY_WAIT;
+        // NIO has no BUSY_WAIT: polling mode spins on selectNow().
+        return (selectSupplier, hasTasks) -> selectSupplier.get();
     }
 
     private static ThreadFactory threadFactory()

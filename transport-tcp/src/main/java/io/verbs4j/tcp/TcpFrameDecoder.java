@@ -367,6 +367,12 @@ final class TcpFrameDecoder
         return Arrays.copyOf(small, smallFill);
     }
 
+    /** @return bytes read since the last {@link #publishReceiveCounters()} (the read batch so far). */
+    long batchBytes()
+    {
+        return receivedBytes;
+    }
+
     /** Publishes the byte counts of what was read since the last call (end of a read batch). */
     void publishReceiveCounters()
     {
