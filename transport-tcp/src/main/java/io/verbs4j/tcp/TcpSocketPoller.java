@@ -114,7 +114,10 @@ final class TcpSocketPoller
     private volatile boolean polledSinceTick;
     private final TcpReadCadence cadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     private volatile long readsTaken;
-    /** Calls of {@link #progress()} (pollers looking at this socket); opaque, racy increments: a heuristic. */
+    /**
+     * Event mode: calls of {@link #progress()} by pollers that would read this socket now (within the patience or
+     * owning the reads); opaque, racy increments: a heuristic.
+     */
     private int looks;
     /** Event loop: {@link #looks} at the last {@link #unpolledSinceLastAsked()}. */
     private int looksSeen;
@@ -209,13 +212,14 @@ final class TcpSocketPoller
     }
 
     /**
-     * Event loop: whether no polling thread looked at this socket since the last call: nobody but the I/O thread is
+     * Event loop: whether no polling thread that would read looked at this socket since the last call (an
+     * application that polls now and then, past the patience, does not count): nobody but the I/O thread is
      * there to read what comes next, so it is worth keeping the I/O thread awake after a bulk batch
-     * ({@link TcpReadSpin}). A perftest WRITE target that polls once a millisecond counts as unpolled between its
-     * looks; the ranks of a collective, which poll all the time, do not (their I/O thread spinning took the cores
-     * from them: a 1 MiB AllReduce of two ranks 650 -> 690-810 µs).
+     * ({@link TcpReadSpin}). A perftest WRITE target that polls once a millisecond counts as unpolled; the ranks of a
+     * collective, which poll all the time, do not (their I/O thread spinning took the cores from them: a 1 MiB
+     * AllReduce of two ranks 650 -> 690-810 µs).
      *
-     * @return true if no {@link #progress()} call happened since the previous call of this method.
+     * @return true if no such {@link #progress()} call happened since the previous call of this method.
      */
     boolean unpolledSinceLastAsked()
     {
@@ -250,8 +254,16 @@ final class TcpSocketPoller
      */
     int progress()
     {
-        LOOKS.setOpaque(this, (int)LOOKS.getOpaque(this) + 1);
-        if (null == link.socketFd() || lock.isIoWaiting() || !pollersReading() || !lock.tryLock())
+        if (null == link.socketFd() || lock.isIoWaiting() || !pollersReading())
+        {
+            return 0;
+        }
+        if (!pollDriven)
+        {
+            // Event mode: a poller that would read was here (the I/O thread's TcpReadSpin needs no spin then).
+            LOOKS.setOpaque(this, (int)LOOKS.getOpaque(this) + 1);
+        }
+        if (!lock.tryLock())
         {
             return 0;
         }
