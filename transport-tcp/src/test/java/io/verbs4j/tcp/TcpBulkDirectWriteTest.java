@@ -66,18 +66,7 @@ class TcpBulkDirectWriteTest
             }
             final long directBefore = pair.clientTcp().counter(TcpCounter.FRAMES_SENT_DIRECT);
             final long wakeupsBefore = pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS);
-            final SendRequest write = new SendRequest(1);
-            for (int m = 0; m < messages; m++)
-            {
-                final long offset = (long)m * length;
-                write.clearSges().wrId(m).opcode(Opcode.RDMA_WRITE)
-                    .flags(m == messages - 1 ? SendRequest.SIGNALED : 0).sge(src, offset, length)
-                    .remote(dst.address() + offset, dst.rkey());
-                assertEquals(QueuePair.OK, pair.client.postSend(write));
-            }
-            final CompletionBatch done = TcpPair.await(pair.clientCq, 1);
-            assertEquals(1, done.size());
-            assertEquals(WcStatus.SUCCESS, done.status(0), WcStatus.name(done.status(0)));
+            pair.writeStream(src, dst, messages, length);
             final long direct = pair.clientTcp().counter(TcpCounter.FRAMES_SENT_DIRECT) - directBefore;
             assertTrue(direct < messages / 2, "a stream goes through the I/O thread; written by the poster: " + direct);
             assertTrue(pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS) > wakeupsBefore, "the I/O thread was woken");

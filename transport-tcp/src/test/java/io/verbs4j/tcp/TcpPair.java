@@ -13,11 +13,15 @@ import io.verbs4j.CompletionQueue;
 import io.verbs4j.ConnectionRequest;
 import io.verbs4j.Device;
 import io.verbs4j.Listener;
+import io.verbs4j.MemoryRegion;
+import io.verbs4j.Opcode;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
+import io.verbs4j.SendRequest;
 import io.verbs4j.Verbs;
+import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
 
 /**
@@ -87,6 +91,32 @@ final class TcpPair implements AutoCloseable
     TcpDevice serverTcp()
     {
         return (TcpDevice)serverDevice;
+    }
+
+    /**
+     * Posts {@code messages} RDMA WRITEs of {@code length} bytes back to back from {@code src} to the same offsets of
+     * {@code dst} (only the last signaled) and awaits that completion, which must be SUCCESS.
+     */
+    void writeStream(final MemoryRegion src, final MemoryRegion dst, final int messages, final int length)
+    {
+        final SendRequest write = new SendRequest(1);
+        for (int m = 0; m < messages; m++)
+        {
+            final long offset = (long)m * length;
+            write.clearSges().wrId(m).opcode(Opcode.RDMA_WRITE)
+                .flags(m == messages - 1 ? SendRequest.SIGNALED : 0).sge(src, offset, length)
+                .remote(dst.address() + offset, dst.rkey());
+            if (QueuePair.OK != client.postSend(write))
+            {
+                throw new IllegalStateException("post of WRITE " + m + " refused");
+            }
+        }
+        final CompletionBatch done = await(clientCq, 1);
+        if (1 != done.size() || WcStatus.SUCCESS != done.status(0))
+        {
+            throw new IllegalStateException("stream ended with " +
+                (0 == done.size() ? "no completion" : WcStatus.name(done.status(0))));
+        }
     }
 
     /**

@@ -7,12 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.verbs4j.Access;
-import io.verbs4j.CompletionBatch;
 import io.verbs4j.MemoryRegion;
-import io.verbs4j.Opcode;
-import io.verbs4j.QueuePair;
-import io.verbs4j.SendRequest;
-import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,18 +52,7 @@ class TcpReadSpinStreamTest
             src.putLong(i, i * 31 + 7);
         }
         final long before = pair.serverTcp().counter(TcpCounter.IO_READ_SPINS);
-        final SendRequest write = new SendRequest(1);
-        for (int m = 0; m < MESSAGES; m++)
-        {
-            final long offset = (long)m * LENGTH;
-            write.clearSges().wrId(m).opcode(Opcode.RDMA_WRITE)
-                .flags(m == MESSAGES - 1 ? SendRequest.SIGNALED : 0).sge(src, offset, LENGTH)
-                .remote(dst.address() + offset, dst.rkey());
-            assertEquals(QueuePair.OK, pair.client.postSend(write));
-        }
-        final CompletionBatch done = TcpPair.await(pair.clientCq, 1);
-        assertEquals(1, done.size());
-        assertEquals(WcStatus.SUCCESS, done.status(0), WcStatus.name(done.status(0)));
+        pair.writeStream(src, dst, MESSAGES, LENGTH);
         for (long i = 0; i < total; i += 8)
         {
             assertEquals(i * 31 + 7, dst.getLong(i), "at " + i);
