@@ -50,6 +50,19 @@ final class TcpSocketPoller
      */
     static final int OWNERSHIP_TICK_MAX_BACKOFF = 8;
     private static final int POLL_READS_PER_CALL = 4;
+    private static final VarHandle LOOKS;
+
+    static
+    {
+        try
+        {
+            LOOKS = MethodHandles.lookup().findVarHandle(TcpSocketPoller.class, "looks", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /** What the poller needs from its connection. */
     interface Link
@@ -80,20 +93,6 @@ final class TcpSocketPoller
     private final TcpLiveness liveness;
     private final TcpRequester requester;
     private final TcpResponder responder;
-    private static final VarHandle LOOKS;
-
-    static
-    {
-        try
-        {
-            LOOKS = MethodHandles.lookup().findVarHandle(TcpSocketPoller.class, "looks", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
-
     private final TcpReadOwnership reads;
     private final TcpAckHold ackHold;
     private final Runnable backstopTask = this::onBackstopTick;

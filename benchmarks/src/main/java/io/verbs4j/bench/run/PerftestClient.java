@@ -34,12 +34,6 @@ import java.util.function.LongSupplier;
  */
 public final class PerftestClient
 {
-    /**
-     * Longest warm-up per size while a JIT compiler is still busy ({@link SessionWarmup}): 10 s.
-     */
-    public static final long JIT_CAP_MS = 10_000;
-
-
     private final ControlClient control;
     private final String peerDescription;
     private final ResultSink sink;
@@ -132,8 +126,7 @@ public final class PerftestClient
     private SessionWarmup warmUp(final TransportUnderTest transport, final SessionSpec spec, final long minNs)
         throws IOException, SessionFailure
     {
-        final SessionWarmup warmup =
-            new SessionWarmup(minNs, TimeUnit.MILLISECONDS.toNanos(JIT_CAP_MS), spec.warmup());
+        final SessionWarmup warmup = new SessionWarmup(minNs, SessionWarmup.JIT_CAP_NS, spec.warmup());
         while (warmup.more())
         {
             final SessionSpec untimed = new SessionSpec(spec.transport(), spec.kind(), spec.messageBytes(), 0,

@@ -23,6 +23,8 @@ final class SessionWarmup
 {
     /** Fewest iterations in one warm-up session. */
     static final long LEAST_SESSION = 16;
+    /** Longest warm-up per size while a JIT compiler is still busy: 10 s. */
+    static final long JIT_CAP_NS = TimeUnit.SECONDS.toNanos(10);
     /** Length aimed at for the sessions that only wait for the JIT: 250 ms. */
     static final long JIT_CHECK_SESSION_NS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long MAX_SESSION = 100_000_000L;
