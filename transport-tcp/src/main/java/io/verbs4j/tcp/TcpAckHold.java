@@ -12,9 +12,9 @@ package io.verbs4j.tcp;
  * <ul>
  *   <li>the next poll of that connection that reads nothing (the application had its chance and did not answer);</li>
  *   <li>the next poll that reads more frames asking for an ACK (one hold per ACK, never two in a row);</li>
- *   <li>the event loop's next tick ({@link TcpConfiguration#pollBackstopNs()}: the ownership tick, whose period
- *       backs off up to {@code TcpSocketPoller.OWNERSHIP_TICK_MAX_BACKOFF} times while the pollers keep reading, or the
- *       polling mode's backstop), which exists whenever a hold may be taken, for an application that stopped
+ *   <li>the event loop's next tick ({@link TcpConfiguration#pollBackstopNs()}: the ownership tick, or the
+ *       polling mode's backstop; either backs off up to {@code TcpSocketPoller.TICK_MAX_BACKOFF} times while the
+ *       pollers keep polling), which exists whenever a hold may be taken, for an application that stopped
  *       polling.</li>
  * </ul>
  * A sender's completion thus waits at most one more poll of the receiver, or one tick. Holding is off where no tick

@@ -22,10 +22,11 @@ import io.netty.channel.unix.FileDescriptor;
  * {@link #POLLER_PATIENCE_NS} of the last sign of input; while they read often ({@link TcpReadCadence}: each read
  * with data within that patience of the previous one), the socket leaves epoll's read interest
  * ({@link TcpConfiguration#POLLER_OWNS_READS_PROP_NAME}) so that arrivals do not also wake the I/O thread, and goes
- * back one tick after the pollers stop (a tick whose period backs off while they keep reading,
- * {@link #OWNERSHIP_TICK_MAX_BACKOFF}). Either way one reader at a time, under the driver lock from
- * the read system call to the end of decoding ({@link TcpReadOwnership}). After a poller's read, the ACKs and
- * further requests it made possible go out from the same thread where nothing waits to be written.
+ * back one tick after the pollers stop. Both ticks, the backstop and the ownership tick, back off while the pollers
+ * keep polling ({@link TcpTickPeriod}, up to {@link #TICK_MAX_BACKOFF} times the base). Either way one reader at a
+ * time, under the driver lock from the read system call to the end of decoding ({@link TcpReadOwnership}). After
+ * a poller's read, the ACKs and further requests it made possible go out from the same thread where nothing waits
+ * to be written.
  * <p>
  * Threading: {@link #progress()} from any polling thread (a try-lock, never blocks); set-up, the backstop tick and
  * {@link #stop()} on the connection's event loop.
@@ -41,14 +42,16 @@ final class TcpSocketPoller
      */
     static final long POLLER_PATIENCE_NS = 200_000;
     /**
-     * Event mode: the ownership tick's period doubles, from {@link TcpConfiguration#pollBackstopNs()} up to this many
-     * times it, while every tick finds that pollers read since the previous one. Each tick wakes the I/O thread and
-     * takes the driver lock: at a fixed 200 µs it preempted a spinning rank every twentieth 8 B AllReduce over tcp,
-     * and a tenth of the calls took 3-4x the median (mean 10-12 µs, p90 17-25; with ticks 10x rarer 7.2-7.4 µs, p90
-     * 8). A first tick after the pollers stopped comes at most this many periods late, so an application that stops
-     * polling waits at most that long for the I/O thread (or, for a held ACK, its peer for the completion).
+     * The ticks' period (event mode's ownership tick, polling mode's backstop) doubles, from
+     * {@link TcpConfiguration#pollBackstopNs()} up to this many times it, while every tick finds that pollers polled
+     * since the previous one. Each tick wakes the I/O thread and takes the driver lock: at a fixed 200 µs the
+     * ownership tick preempted a spinning rank every twentieth 8 B AllReduce over tcp, and a tenth of the calls took
+     * 3-4x the median (mean 10-12 µs, p90 17-25; with ticks 10x rarer 7.2-7.4 µs, p90 8); the backstop made one
+     * busy-polled 8 B WRITE round trip in a hundred take 2-4 ms. A first tick after the pollers stopped comes at most
+     * this many periods late, so an application that stops polling waits at most that long for the I/O thread (or,
+     * for a held ACK, its peer for the completion).
      */
-    static final int OWNERSHIP_TICK_MAX_BACKOFF = 8;
+    static final int TICK_MAX_BACKOFF = 8;
     private static final int POLL_READS_PER_CALL = 4;
     private static final VarHandle LOOKS;
 
@@ -103,13 +106,19 @@ final class TcpSocketPoller
     private boolean polled;
     private boolean readsShared;
     private boolean mayOwnReads;
+    /** Event loop: polling mode's next backstop tick; null once stopped. */
     private ScheduledFuture<?> backstop;
+    private final TcpTickPeriod tickPeriod;
+    private long backstopsSkipped;
     /** Event loop: the tick that hands the socket back to epoll once pollers stop; null while epoll reads. */
     private ScheduledFuture<?> ownership;
     private volatile long ownershipTickNs;
     /** Pollers own the reads (or asked to): the I/O thread's epoll read interest is off, or about to be. */
     private volatile boolean pollersOwnReads;
-    /** A poller read data since the last ownership tick. */
+    /**
+     * Since the last tick: event mode, a poller read data often (ownership tick); polling mode, a poller took the
+     * driver lock to read (backstop).
+     */
     private volatile boolean polledSinceTick;
     private final TcpReadCadence cadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     private volatile long readsTaken;
@@ -153,6 +162,7 @@ final class TcpSocketPoller
         this.requester = requester;
         this.responder = responder;
         this.reads = new TcpReadOwnership(lock, this::decodeRead);
+        this.tickPeriod = new TcpTickPeriod(configuration.pollBackstopNs(), TICK_MAX_BACKOFF);
         // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
         this.ackHold = new TcpAckHold(configuration.ackHold() &&
             (configuration.pollingMode() || configuration.pollerOwnsReads()));
@@ -232,7 +242,7 @@ final class TcpSocketPoller
      * Polling mode on epoll: Netty stops reading this socket; reads happen in {@link #progress()} (from the
      * application's completion-queue polling, through the device's {@code Progress}) and, as a backstop for
      * applications that do not poll (one-sided targets) and for failure detection, on the I/O thread every
-     * {@link TcpConfiguration#pollBackstopNs()}.
+     * {@link TcpConfiguration#pollBackstopNs()}, less often while the application polls ({@link TcpTickPeriod}).
      */
     private void startPollDriven()
     {
@@ -240,9 +250,14 @@ final class TcpSocketPoller
         polled = true;
         ctx.channel().config().setAutoRead(false);
         readsTaken++;
-        final long interval = configuration.pollBackstopNs();
-        backstop = ctx.executor().scheduleAtFixedRate(backstopTask, interval, interval, TimeUnit.NANOSECONDS);
+        scheduleBackstop(tickPeriod.reset());
         device.addPolled(this);
+    }
+
+    private void scheduleBackstop(final long periodNs)
+    {
+        ownershipTickNs = periodNs;
+        backstop = ctx.executor().schedule(backstopTask, periodNs, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -265,6 +280,11 @@ final class TcpSocketPoller
         if (!lock.tryLock())
         {
             return 0;
+        }
+        if (pollDriven && !polledSinceTick)
+        {
+            // The backstop has nothing to do while this goes on (a store once per tick, not once per poll).
+            polledSinceTick = true;
         }
         int work = 0;
         boolean readsOften = false;
@@ -411,8 +431,24 @@ final class TcpSocketPoller
         }
     }
 
+    /**
+     * Event loop, polling mode: reads the socket, and sends a held ACK, unless a poller took the driver lock since the
+     * last tick (then it does both itself, and the tick backs off rather than contend for the lock with it).
+     */
     private void onBackstopTick()
     {
+        if (!polled)
+        {
+            return;
+        }
+        if (polledSinceTick)
+        {
+            polledSinceTick = false;
+            backstopsSkipped++;
+            scheduleBackstop(tickPeriod.backOff());
+            return;
+        }
+        scheduleBackstop(tickPeriod.reset());
         final boolean locked = lock.lockIo();
         try
         {
@@ -441,7 +477,7 @@ final class TcpSocketPoller
         }
         ctx.channel().config().setAutoRead(false);
         readsTaken++;
-        scheduleOwnershipTick(configuration.pollBackstopNs());
+        scheduleOwnershipTick(tickPeriod.reset());
     }
 
     /** Event loop: the next ownership tick, {@code periodNs} from now. */
@@ -453,7 +489,7 @@ final class TcpSocketPoller
 
     /**
      * Event loop, while pollers own the reads: every {@link TcpConfiguration#pollBackstopNs()} at first, then at a
-     * period that doubles (up to {@link #OWNERSHIP_TICK_MAX_BACKOFF} times) for as long as the pollers keep reading.
+     * period that doubles (up to {@link #TICK_MAX_BACKOFF} times) for as long as the pollers keep reading.
      * If none read since the last tick, epoll reads again (turning the interest back on reports what arrived
      * meanwhile, so nothing waits longer than two ticks for an application that stopped polling).
      */
@@ -463,8 +499,7 @@ final class TcpSocketPoller
         if (polledSinceTick && !link.isClosed())
         {
             polledSinceTick = false;
-            scheduleOwnershipTick(
-                Math.min(ownershipTickNs * 2, configuration.pollBackstopNs() * OWNERSHIP_TICK_MAX_BACKOFF));
+            scheduleOwnershipTick(tickPeriod.backOff());
             return;
         }
         giveReadsBackToEpoll();
@@ -491,10 +526,16 @@ final class TcpSocketPoller
         return readsTaken;
     }
 
-    /** @return the ownership tick's current period, ns (event loop writes; tests, diagnostics). */
+    /** @return the current period of the ownership tick or backstop, ns (event loop writes; tests, diagnostics). */
     long ownershipTickNs()
     {
         return ownershipTickNs;
+    }
+
+    /** @return how often polling mode's backstop found a poller had been there and let it be (tests, diagnostics). */
+    long backstopsSkipped()
+    {
+        return backstopsSkipped;
     }
 
     /** @return how often the reads went back to epoll. */
@@ -515,6 +556,7 @@ final class TcpSocketPoller
         if (null != backstop)
         {
             backstop.cancel(false);
+            backstop = null;
         }
         if (null != ownership)
         {

@@ -5,6 +5,8 @@ package io.verbs4j.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.concurrent.TimeUnit;
+
 import io.verbs4j.Access;
 import io.verbs4j.CompletionBatch;
 import io.verbs4j.MemoryRegion;
@@ -80,6 +82,48 @@ class TcpModesTest
             // over, which is correct but must stay the exception.
             final long wakeups = pair.clientTcp().counter(TcpCounter.PUMP_WAKEUPS);
             org.junit.jupiter.api.Assertions.assertTrue(wakeups <= 10, wakeups + " of 100 requests handed over");
+        }
+    }
+
+    @Test
+    void shouldBackOffTheBackstopWhileTheApplicationPollsAndServeTheSocketWhenItStops()
+    {
+        final DeviceContext client = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
+        final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
+        try (TcpPair pair = new TcpPair(config -> { }, client, server))
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final long base = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
+            final long longest = base * TcpSocketPoller.TICK_MAX_BACKOFF;
+            final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
+            // The client busy-polls its round trips: its backstop finds it polled and backs off to the bound.
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            long i = 0;
+            while ((poller.ownershipTickNs() < longest || poller.backstopsSkipped() < 2) &&
+                System.nanoTime() < deadline)
+            {
+                local.putLong(0, ++i);
+                pair.client.postSend(new SendRequest(1).wrId(i).opcode(Opcode.RDMA_WRITE)
+                    .flags(SendRequest.SIGNALED).sge(local, 0, 8).remote(remote.address(), remote.rkey()));
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            }
+            assertEquals(longest, poller.ownershipTickNs(), "the backstop backs off to its bound, no further");
+            assertEquals(i, remote.getLong(0));
+
+            // The client stops polling: the server's WRITE into it completes through the client's backstop alone, and
+            // the backstop is back at its base period.
+            remote.putLong(8, 99);
+            pair.server.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED)
+                .sge(remote, 8, 8).remote(local.address() + 8, local.rkey()));
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
+            assertEquals(99, local.getLong(8));
+            final long backAt = System.nanoTime() + 10_000_000_000L;
+            while (poller.ownershipTickNs() != base && System.nanoTime() < backAt)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(base, poller.ownershipTickNs(), "nobody polls: the backstop ticks at its base period");
         }
     }
 

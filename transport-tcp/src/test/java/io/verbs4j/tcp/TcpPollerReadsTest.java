@@ -131,7 +131,7 @@ class TcpPollerReadsTest
         {
             final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
             final long base = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
-            final long longest = base * TcpSocketPoller.OWNERSHIP_TICK_MAX_BACKOFF;
+            final long longest = base * TcpSocketPoller.TICK_MAX_BACKOFF;
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
             final CompletionBatch batch = new CompletionBatch(4);
@@ -253,7 +253,7 @@ class TcpPollerReadsTest
     /**
      * Polls an empty completion queue past the pollers' patience and then until the socket is back with the I/O
      * thread: one ownership tick after the last read, whose period may have backed off while the traffic before kept
-     * the pollers reading (at most {@link TcpSocketPoller#OWNERSHIP_TICK_MAX_BACKOFF} periods, so two such ticks
+     * the pollers reading (at most {@link TcpSocketPoller#TICK_MAX_BACKOFF} periods, so two such ticks
      * plus scheduling slack on a loaded machine).
      */
     private static void idle(final TcpPair pair)
@@ -261,7 +261,7 @@ class TcpPollerReadsTest
         final CompletionBatch batch = new CompletionBatch(4);
         final long start = System.nanoTime();
         final long end = start + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
-        final long latest = start + 2 * TcpSocketPoller.OWNERSHIP_TICK_MAX_BACKOFF *
+        final long latest = start + 2 * TcpSocketPoller.TICK_MAX_BACKOFF *
             TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT)) + 500_000_000L;
         final TcpConnection client = ((TcpQueuePair)pair.client).connection();
         while (System.nanoTime() < end || (client.pollersReading() && System.nanoTime() < latest))
