@@ -16,7 +16,9 @@ import org.agrona.UnsafeApi;
 /**
  * The posting thread's way to the socket: a batch of frames (headers and inline payloads in a pre-allocated native
  * scratch area, payloads straight from pinned registered memory) gathered into one non-blocking {@code writev}
- * on the socket's file descriptor. Used only while holding the connection's driver lock and only when nothing waits
+ * on the socket's file descriptor. Headers and inline payloads are packed back to back in the scratch area and
+ * adjacent ranges share one {@code iovec}, so a batch of inline frames (a small WRITE and the ACK riding with it)
+ * is one plain {@code write}. Used only while holding the connection's driver lock and only when nothing waits
  * in the connection's ordered queue ({@link TcpOutbound}) or in Netty's outbound buffer, so frames never interleave
  * with the I/O thread's; the rest of a frame the socket took only in part goes into that queue at once.
  * <p>
@@ -44,7 +46,13 @@ final class TcpDirectWriter
     private int iovCount;
     private int frameCount;
     private long total;
+    /** Scratch bytes used by the batch's headers and inline payloads. */
+    private int scratchUsed;
+    /** The next frame's header offset in the scratch area (set by {@link #header()}). */
+    private int frameScratchStart;
     private int frameIovStart;
+    /** Length of the batch's last iovec entry before the current frame (a merge may have extended it). */
+    private long frameIovStartLength;
     private long frameStart;
 
     /** Starts an empty batch. */
@@ -54,6 +62,7 @@ final class TcpDirectWriter
         iovCount = 0;
         frameCount = 0;
         total = 0;
+        scratchUsed = 0;
     }
 
     /**
@@ -62,6 +71,7 @@ final class TcpDirectWriter
      */
     boolean hasRoom(final int iovs)
     {
+        // The scratch area holds MAX_FRAMES slots of SLOT_LENGTH: packed frames never use more than that.
         return frameCount < MAX_FRAMES && iovCount + iovs <= MAX_IOV;
     }
 
@@ -69,21 +79,29 @@ final class TcpDirectWriter
     FrameFlyweight header()
     {
         frameIovStart = iovCount;
+        frameIovStartLength = 0 == iovCount ? 0 : UnsafeApi.getLong(iovAddress + (iovCount - 1L) * IOV_LENGTH + 8);
         frameStart = total;
-        return frame.wrap(scratch, frameCount * SLOT_LENGTH);
+        frameScratchStart = scratchUsed;
+        return frame.wrap(scratch, frameScratchStart);
     }
 
     /** Drops what was added for the frame begun by the last {@link #header()} (its pins stay until reset). */
     void abandonFrame()
     {
         iovCount = frameIovStart;
+        if (iovCount > 0)
+        {
+            // The frame's header may have been merged into the entry before it.
+            UnsafeApi.putLong(iovAddress + (iovCount - 1L) * IOV_LENGTH + 8, frameIovStartLength);
+        }
         total = frameStart;
+        scratchUsed = frameScratchStart;
     }
 
     /** @return native address where the next frame's inline payload goes (after its header). */
     long inlineAddress()
     {
-        return scratchAddress + (long)frameCount * SLOT_LENGTH + FrameFlyweight.HEADER_LENGTH;
+        return scratchAddress + frameScratchStart + FrameFlyweight.HEADER_LENGTH;
     }
 
     /**
@@ -93,7 +111,8 @@ final class TcpDirectWriter
      */
     void addHeader(final int inlineBytes)
     {
-        addIov(scratchAddress + (long)frameCount * SLOT_LENGTH, FrameFlyweight.HEADER_LENGTH + inlineBytes);
+        addIov(scratchAddress + frameScratchStart, FrameFlyweight.HEADER_LENGTH + inlineBytes);
+        scratchUsed = frameScratchStart + FrameFlyweight.HEADER_LENGTH + inlineBytes;
     }
 
     /**
@@ -165,6 +184,12 @@ final class TcpDirectWriter
         return frameEnds[index];
     }
 
+    /** @return iovec entries in the batch (tests, diagnostics). */
+    int iovCount()
+    {
+        return iovCount;
+    }
+
     /** @return bytes in the batch. */
     long total()
     {
@@ -204,6 +229,18 @@ final class TcpDirectWriter
 
     private void addIov(final long address, final long length)
     {
+        if (iovCount > 0)
+        {
+            final long last = iovAddress + (iovCount - 1L) * IOV_LENGTH;
+            final long lastLength = UnsafeApi.getLong(last + 8);
+            if (UnsafeApi.getLong(last) + lastLength == address)
+            {
+                // Contiguous with the last entry (packed headers, or one region range after another): extend it.
+                UnsafeApi.putLong(last + 8, lastLength + length);
+                total += length;
+                return;
+            }
+        }
         final long entry = iovAddress + (long)iovCount * IOV_LENGTH;
         UnsafeApi.putLong(entry, address);
         UnsafeApi.putLong(entry + 8, length);

@@ -99,6 +99,41 @@ class TcpDirectPathTest
     }
 
     @Test
+    void shouldPackInlineFramesIntoOneRangeAndKeepTheFrameBeforeAnAbandonedOne()
+    {
+        final TcpDirectWriter writer = new TcpDirectWriter();
+        writer.reset();
+        writer.header().encode(FrameType.WRITE, 0, 8, 5, 0x1000, 42, 0);
+        UnsafeApi.putLong(writer.inlineAddress(), 0x1122334455667788L);
+        writer.addHeader(8);
+        writer.endFrame(5);
+        // A frame begun and abandoned after a merge into the first frame's range: the first frame is intact.
+        writer.header().encode(FrameType.SEND, 0, 4, 6, 0, 0, 0);
+        writer.addHeader(4);
+        writer.abandonFrame();
+        assertEquals(40, writer.total());
+        assertEquals(1, writer.iovCount());
+        writer.header().encode(FrameType.ACK, 0, 0, 3, 0, 0, 0);
+        writer.addHeader(0);
+        writer.endFrame(-1);
+        assertEquals(1, writer.iovCount(), "a small WRITE and its ACK: one range, one plain write");
+        assertEquals(72, writer.total());
+        assertEquals(72, writer.write(pipe[1]));
+        writer.reset();
+
+        final ByteBuffer in = ByteBuffer.allocateDirect(128);
+        assertEquals(72, read(in, 72));
+        final io.netty.buffer.ByteBuf wrapped = io.netty.buffer.Unpooled.wrappedBuffer(in);
+        final FrameFlyweight frame = new FrameFlyweight().wrap(wrapped, 0);
+        assertEquals(FrameType.WRITE, frame.type());
+        assertEquals(5, frame.sequence());
+        assertEquals(0x1122334455667788L, in.order(java.nio.ByteOrder.nativeOrder()).getLong(32));
+        frame.wrap(wrapped, 40);
+        assertEquals(FrameType.ACK, frame.type());
+        assertEquals(3, frame.sequence());
+    }
+
+    @Test
     void shouldDropAnAbandonedFrameAndUnpinOnReset()
     {
         final TcpDirectWriter writer = new TcpDirectWriter();
