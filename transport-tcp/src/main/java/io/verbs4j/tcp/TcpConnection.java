@@ -30,7 +30,9 @@ import io.verbs4j.tcp.protocol.FrameType;
  * its {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
  * {@link TcpResponseHandler} (initiator side). The {@link TcpRequester} sends, the {@link TcpFrameWriter} builds
  * frames and hands them to the one {@link TcpOutbound}, and {@link TcpLiveness} sends heartbeats and declares the
- * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence.
+ * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence. The parts that call back see only a narrow
+ * view of it: the poller a {@link TcpSocketPoller.Link}, the router a {@link TcpFrameRouter.Connection}, the
+ * handshake a {@link TcpHandshake.Session}, liveness its {@link TcpLiveness.Actions}.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
  * with a log line; other connections carry on. Every method but {@link #localError()}, the
@@ -47,7 +49,8 @@ import io.verbs4j.tcp.protocol.FrameType;
  * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSocketPoller.Link
+final class TcpConnection extends ChannelInboundHandlerAdapter
+    implements TcpSocketPoller.Link, TcpFrameRouter.Connection, TcpHandshake.Session
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
 
@@ -115,7 +118,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         this.device = device;
         this.configuration = device.configuration();
         this.counters = device.counters();
-        final TcpFrameRouter router = new TcpFrameRouter(new RouterView());
+        final TcpFrameRouter router = new TcpFrameRouter(this);
         this.decoder = new TcpFrameDecoder(router, counters, new PayloadSink(device.capabilities().maxSge() + 1),
             null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
@@ -128,8 +131,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
         this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, requester, responder);
-        this.handshake = clientSide ? new TcpHandshake(device, new HandshakeSession(), qp, privateData, future) :
-            new TcpHandshake(device, new HandshakeSession(), listener);
+        this.handshake = clientSide ? new TcpHandshake(device, this, qp, privateData, future) :
+            new TcpHandshake(device, this, listener);
         router.bind(decoder, handshake, responder, responses);
     }
 
@@ -222,7 +225,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
      *
      * @return true if taken by this call, false if this entry point is nested in one that holds it.
      */
-    boolean lockIo()
+    public boolean lockIo()
     {
         return lock.lockIo();
     }
@@ -232,7 +235,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
      *
      * @param locked what {@link #lockIo()} returned.
      */
-    void unlockIo(final boolean locked)
+    public void unlockIo(final boolean locked)
     {
         lock.unlockIo(locked);
     }
@@ -243,7 +246,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         return directWrite ? socketFd : null;
     }
 
-    private void enableDirectWrites()
+    /** {@inheritDoc} */
+    public void enableDirectWrites()
     {
         // Under TLS the socket carries ciphertext: every byte goes through the SslHandler, so no direct writes,
         // direct reads or polling-mode reads (socketFd stays null and each of those paths falls back).
@@ -287,7 +291,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         return poller;
     }
 
-    private void closeLocked()
+    /** {@inheritDoc} */
+    public void closeLocked()
     {
         final boolean locked = lockIo();
         try
@@ -315,13 +320,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
     }
 
     /** Closes the channel from the event loop, holding the driver lock (no poster writes after this). */
-    private void closeChannel()
+    public void closeChannel()
     {
         socketFd = null;
         ctx.close();
     }
 
-    String peer()
+    /** {@inheritDoc} */
+    public String peer()
     {
         return null == ctx ? "?" : String.valueOf(ctx.channel().remoteAddress());
     }
@@ -499,7 +505,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         poller.release();
     }
 
-    // ---------------------------------------------------------------- what the socket poller sees
+    // ---------------------------------------------------------------- what the poller, router and handshake see
 
     /** {@inheritDoc} */
     public boolean isClosed()
@@ -513,7 +519,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         return socketFd;
     }
 
-    private void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
+    /** {@inheritDoc} */
+    public void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
     {
         final long initialSequence = queuePair.sendQueue().posted();
         requester.start(queuePair, initialSequence);
@@ -607,7 +614,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
      *
      * @param reason what was wrong.
      */
-    void protocolError(final String reason)
+    public void protocolError(final String reason)
     {
         if (closed)
         {
@@ -620,6 +627,43 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
         {
             bound.fail(WcStatus.BAD_RESP_ERR);
+        }
+        closeChannel();
+    }
+
+    /** {@inheritDoc} */
+    public boolean markClosed()
+    {
+        if (closed)
+        {
+            return false;
+        }
+        closed = true;
+        return true;
+    }
+
+    /** {@inheritDoc} */
+    public void pump()
+    {
+        requester.pump();
+    }
+
+    /** {@inheritDoc} */
+    public void onDisconnectHeader()
+    {
+        peerDisconnected = true;
+    }
+
+    /** {@inheritDoc} */
+    public void onDisconnect()
+    {
+        LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
+        final TcpQueuePair bound = qp;
+        // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps reconnected)
+        // since then must not be moved to ERROR by its old connection's late frames.
+        if (null != bound && bound.connection() == this)
+        {
+            bound.enterError();
         }
         closeChannel();
     }
@@ -637,135 +681,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSoc
         finally
         {
             unlockIo(locked);
-        }
-    }
-
-    /** The connection as its frame router sees it. */
-    private final class RouterView implements TcpFrameRouter.Connection
-    {
-        /** {@inheritDoc} */
-        public boolean isEstablished()
-        {
-            return established;
-        }
-
-        /** {@inheritDoc} */
-        public boolean isClosed()
-        {
-            return closed;
-        }
-
-        /** {@inheritDoc} */
-        public FileDescriptor socketFd()
-        {
-            return socketFd;
-        }
-
-        /** {@inheritDoc} */
-        public void protocolError(final String reason)
-        {
-            TcpConnection.this.protocolError(reason);
-        }
-
-        /** {@inheritDoc} */
-        public void onDisconnectHeader()
-        {
-            peerDisconnected = true;
-        }
-
-        /** {@inheritDoc} */
-        public void onDisconnect()
-        {
-            LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
-            final TcpQueuePair bound = qp;
-            // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps
-            // reconnected) since then must not be moved to ERROR by its old connection's late frames.
-            if (null != bound && bound.connection() == TcpConnection.this)
-            {
-                bound.enterError();
-            }
-            closeChannel();
-        }
-    }
-
-    /** The connection as its handshake sees it. */
-    private final class HandshakeSession implements TcpHandshake.Session
-    {
-        /** {@inheritDoc} */
-        public String peer()
-        {
-            return TcpConnection.this.peer();
-        }
-
-        /** {@inheritDoc} */
-        public boolean isEstablished()
-        {
-            return established;
-        }
-
-        /** {@inheritDoc} */
-        public boolean isClosed()
-        {
-            return closed;
-        }
-
-        /** {@inheritDoc} */
-        public boolean markClosed()
-        {
-            if (closed)
-            {
-                return false;
-            }
-            closed = true;
-            return true;
-        }
-
-        /** {@inheritDoc} */
-        public void protocolError(final String reason)
-        {
-            TcpConnection.this.protocolError(reason);
-        }
-
-        /** {@inheritDoc} */
-        public void closeChannel()
-        {
-            TcpConnection.this.closeChannel();
-        }
-
-        /** {@inheritDoc} */
-        public void closeLocked()
-        {
-            TcpConnection.this.closeLocked();
-        }
-
-        /** {@inheritDoc} */
-        public boolean lockIo()
-        {
-            return TcpConnection.this.lockIo();
-        }
-
-        /** {@inheritDoc} */
-        public void unlockIo(final boolean locked)
-        {
-            TcpConnection.this.unlockIo(locked);
-        }
-
-        /** {@inheritDoc} */
-        public void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
-        {
-            TcpConnection.this.establish(queuePair, peerInitialSequence);
-        }
-
-        /** {@inheritDoc} */
-        public void enableDirectWrites()
-        {
-            TcpConnection.this.enableDirectWrites();
-        }
-
-        /** {@inheritDoc} */
-        public void pump()
-        {
-            requester.pump();
         }
     }
 
