@@ -359,8 +359,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             liveness.heard();
-            liveness.expectInput();
             decoder.decode(in);
+            if (poller.readAsksForMore())
+            {
+                liveness.expectInput();
+            }
         }
         finally
         {

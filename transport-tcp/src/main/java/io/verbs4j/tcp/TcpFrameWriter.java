@@ -6,6 +6,7 @@ package io.verbs4j.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.verbs4j.tcp.protocol.FrameFlyweight;
+import io.verbs4j.tcp.protocol.FrameType;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 /**
@@ -98,10 +99,31 @@ final class TcpFrameWriter
      */
     void writeFrame(final ByteBuf buffer)
     {
+        writeFrame(buffer, true);
+    }
+
+    /**
+     * Driver lock held: as {@link #writeFrame(ByteBuf)}, for a frame that nothing answers (an ACK, a heartbeat): it
+     * is no sign that input comes soon, so it does not keep polling threads reading ({@link TcpLiveness#expectInput}).
+     * A stream's receiver writes an ACK every few messages; counted as signs, they kept its application's polls
+     * reading a one-way bulk stream that its I/O thread reads faster.
+     *
+     * @param buffer the buffer.
+     */
+    void writeUnansweredFrame(final ByteBuf buffer)
+    {
+        writeFrame(buffer, false);
+    }
+
+    private void writeFrame(final ByteBuf buffer, final boolean answered)
+    {
         counters.increment(TcpCounter.FRAMES_SENT);
         liveness.wrote();
         writtenFromApplication = true;
-        liveness.expectInput();
+        if (answered)
+        {
+            liveness.expectInput();
+        }
         outbound.write(buffer);
     }
 
@@ -116,7 +138,7 @@ final class TcpFrameWriter
     {
         final ByteBuf buffer = newFrame(0);
         outFrame.encode(type, 0, 0, sequence, 0, 0, argument);
-        writeFrame(buffer);
+        writeFrame(buffer, FrameType.ACK != type && FrameType.HEARTBEAT != type);
     }
 
     /** Driver lock held: sends what was written (from another thread than the event loop: soon, in order). */
@@ -217,6 +239,12 @@ final class TcpFrameWriter
     {
         liveness.wrote();
         liveness.expectInput();
+    }
+
+    /** A poster or poller wrote an ACK alone straight to the socket: as {@link #writeUnansweredFrame}. Lock held. */
+    void wroteAckDirect()
+    {
+        liveness.wrote();
     }
 
     /** A polling thread starts reading: forget earlier writes ({@link #takeWrittenFromApplication()}). */

@@ -88,6 +88,17 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private boolean rnrWaiting;
     private boolean progressed;
 
+    /**
+     * Driver lock held: whether requests of this side wait for their ACK or response, so that what the peer sends
+     * next is likely an answer a poller should read.
+     *
+     * @return true while request bytes are in flight.
+     */
+    boolean awaitsAnswers()
+    {
+        return inflightBytes > 0;
+    }
+
     TcpRequester(final TcpConnection connection)
     {
         this.connection = connection;
@@ -379,7 +390,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
             buffer.skipBytes((int)partialSkip);
             partialAck = -1;
             partialSkip = 0;
-            frames.writeFrame(buffer);
+            frames.writeUnansweredFrame(buffer);
             frames.outbound().remainderQueued();
             frames.flush();
             responder.ackSent(ack);
@@ -470,7 +481,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         {
             return false;
         }
-        frames.wroteDirect();
+        frames.wroteAckDirect();
         if (written < FrameFlyweight.HEADER_LENGTH)
         {
             frames.outbound().directWriteTookPart();
