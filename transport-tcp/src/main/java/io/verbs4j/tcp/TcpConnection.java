@@ -259,12 +259,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Any thread: input is likely soon (a post or a frame written will be answered; data came, more may follow), so
-     * polling threads read this socket again (event mode, see {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
+     * Any thread: the application posted a request, so input is likely soon and polling threads read this socket
+     * again (event mode, see {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
+     *
+     * @param bulk whether the request carries a bulk payload.
      */
-    void expectInput()
+    void posted(final boolean bulk)
     {
-        liveness.expectInput();
+        liveness.posted(bulk);
     }
 
     /** @return when input last looked likely ({@link System#nanoTime()}; tests). */
@@ -379,7 +381,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try
         {
             if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES && poller.unpolledSinceLastAsked() &&
-                TcpReadSpin.onBulkRead())
+                !poller.postedBulkRecently() && TcpReadSpin.onBulkRead())
             {
                 counters.add(TcpCounter.IO_READ_SPINS, 1);
             }

@@ -44,6 +44,10 @@ final class TcpLiveness
     private boolean wroteSinceTick;
     /** When input last looked likely (event mode): a post, a frame written, or data read. */
     private volatile long inputExpectedNs = System.nanoTime();
+    /** When the application last posted a request (never: long ago). */
+    private volatile long postedNs = System.nanoTime() - Long.MAX_VALUE / 2;
+    /** When the application last posted a request that carries a bulk payload (never: long ago). */
+    private volatile long bulkPostedNs = postedNs;
 
     /**
      * @param actions             what a tick does to the connection.
@@ -86,6 +90,34 @@ final class TcpLiveness
     void expectInput()
     {
         inputExpectedNs = System.nanoTime();
+    }
+
+    /**
+     * Any thread: the application posted a request; its answer will come (a sign of input, as above).
+     *
+     * @param bulk whether the request carries a bulk payload ({@link TcpReadSpin#BULK_BATCH_BYTES} or more).
+     */
+    void posted(final boolean bulk)
+    {
+        final long now = System.nanoTime();
+        postedNs = now;
+        inputExpectedNs = now;
+        if (bulk)
+        {
+            bulkPostedNs = now;
+        }
+    }
+
+    /** @return when the application last posted a request with a bulk payload ({@link System#nanoTime()}). */
+    long bulkPostedNs()
+    {
+        return bulkPostedNs;
+    }
+
+    /** @return when the application last posted a request ({@link System#nanoTime()}). */
+    long postedNs()
+    {
+        return postedNs;
     }
 
     /** @return when input last looked likely ({@link System#nanoTime()}). */

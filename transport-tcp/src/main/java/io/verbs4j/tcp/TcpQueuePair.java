@@ -3,6 +3,7 @@
 
 package io.verbs4j.tcp;
 
+import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.spi.AbstractProtectionDomain;
@@ -58,7 +59,9 @@ final class TcpQueuePair extends AbstractQueuePair
         final TcpConnection c = connection;
         if (null != c)
         {
-            c.expectInput();
+            final int opcode = sendQueue().opcode(pos);
+            c.posted(Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode) &&
+                sendQueue().totalLength(pos) >= TcpReadSpin.BULK_BATCH_BYTES);
             c.requester().requestPump();
         }
     }

@@ -52,6 +52,13 @@ final class TcpSocketPoller
      * for a held ACK, its peer for the completion).
      */
     static final int TICK_MAX_BACKOFF = 8;
+    /**
+     * Event mode: a bulk read counts as a sign of input to come while the application posted a request within this
+     * long ({@link #readAsksForMore()}). A collective's rank posts every step (a 1 MiB AllReduce of two ranks every
+     * ~300 µs) and its polls must keep reading its peer's chunks between its posts, also once its own requests are
+     * answered; a stream's receiver never posts.
+     */
+    static final long POSTED_RECENTLY_NS = 10 * POLLER_PATIENCE_NS;
     private static final int POLL_READS_PER_CALL = 4;
     private static final VarHandle LOOKS;
 
@@ -224,9 +231,12 @@ final class TcpSocketPoller
      * Event loop: whether no polling thread that would read looked at this socket since the last call (an
      * application that polls now and then, past the patience, does not count): nobody but the I/O thread is
      * there to read what comes next, so it is worth keeping the I/O thread awake after a bulk batch
-     * ({@link TcpReadSpin}). A perftest WRITE target that polls once a millisecond counts as unpolled; the ranks of a
-     * collective, which poll all the time, do not (their I/O thread spinning took the cores from them: a 1 MiB
-     * AllReduce of two ranks 650 -> 690-810 µs).
+     * ({@link TcpReadSpin}) — unless the application posted bulk recently ({@link #postedBulkRecently()}): a
+     * collective's rank busy reducing or writing between its looks reads its next chunk itself soon, and the I/O
+     * thread's spin took a core from the two ranks (0.1-0.4 spins of 250 µs per 1 MiB AllReduce, which took 7 % longer
+     * for it). A perftest WRITE target that polls once a millisecond counts as unpolled; the ranks of a collective,
+     * which poll all the time, do not (their I/O thread spinning took the cores from them: a 1 MiB AllReduce of two
+     * ranks 650 -> 690-810 µs).
      *
      * @return true if no such {@link #progress()} call happened since the previous call of this method.
      */
@@ -339,17 +349,38 @@ final class TcpSocketPoller
     /**
      * Driver lock held, after decoding a read (by a poller or the I/O thread): whether it is a sign that more input
      * comes soon, which keeps polling threads reading ({@link TcpLiveness#expectInput}). A read of small frames is;
-     * so is any read while this side's requests await their answers. A bulk batch ({@link TcpReadSpin#BULK_BATCH_BYTES}
-     * or more) with nothing of ours in flight is a one-way stream to this side (a SEND stream's receiver): its I/O
-     * thread reads that faster than an application thread that reads, completes and reposts receives alone (1 MiB
-     * SENDs 3.2-3.9 against 4.8-6.2 GB/s), and it stays awake between batches while no poller looks
-     * ({@link TcpReadSpin}).
+     * so is any read while this side's requests await their answers, or within {@link #POSTED_RECENTLY_NS} of the
+     * application's last post. A bulk batch ({@link TcpReadSpin#BULK_BATCH_BYTES} or more) to a side that does not
+     * post is a one-way stream to it (a SEND stream's receiver): its I/O thread reads that faster than an application
+     * thread that reads, completes and reposts receives alone (1 MiB SENDs 3.6-4.2 against 4.4-6.5 GB/s), and it
+     * stays awake between batches while no poller looks ({@link TcpReadSpin}).
      *
      * @return true if polling threads should keep reading this socket.
      */
     boolean readAsksForMore()
     {
-        return pollDriven || decoder.batchBytes() < TcpReadSpin.BULK_BATCH_BYTES || requester.awaitsAnswers();
+        return pollDriven || decoder.batchBytes() < TcpReadSpin.BULK_BATCH_BYTES || requester.awaitsAnswers() ||
+            postedRecently();
+    }
+
+    /**
+     * @return whether the application posted a request within {@link #POSTED_RECENTLY_NS}: it takes part in an
+     * exchange (a collective's steps) rather than only receiving a stream.
+     */
+    boolean postedRecently()
+    {
+        return System.nanoTime() - liveness.postedNs() <= POSTED_RECENTLY_NS;
+    }
+
+    /**
+     * @return whether the application posted a request with a bulk payload within {@link #POSTED_RECENTLY_NS}: its
+     * thread has bulk writes of its own to do (a collective's chunks), and an I/O thread spinning beside it takes its
+     * core. A READ stream's initiator posts only small requests; its I/O thread's spin serves it (64 KiB READs
+     * 1.6-2.0 GB/s without, 2.0-3.5 with).
+     */
+    boolean postedBulkRecently()
+    {
+        return System.nanoTime() - liveness.bulkPostedNs() <= POSTED_RECENTLY_NS;
     }
 
     private int pollSocket()

@@ -109,13 +109,22 @@ class TcpStreamReaderTest
             final long afterSmall = receiver.inputExpectedNs();
             assertTrue(afterSmall - quiet > 0, "a small frame is a sign");
 
-            // So is a bulk frame while this side's own requests await their answers (a collective's exchange).
+            // A post is, and so is a bulk frame soon after one, even once the post is answered (a collective's
+            // rank posts every step and reads its peer's chunks in between).
             TcpPair.await(pair.clientCq, 1);
-            Thread.sleep(2);
-            pair.server.postRecv(new RecvRequest(1).wrId(3).sge(dst, 0, LENGTH));
+            pair.client.postRecv(new RecvRequest(1).wrId(3).sge(src, 0, 64));
             final long beforeOwnPost = System.nanoTime();
             pair.server.postSend(new SendRequest(1).wrId(3).flags(SendRequest.SIGNALED).sge(dst, 0, 8));
-            assertTrue(receiver.inputExpectedNs() - beforeOwnPost >= 0, "a post is a sign");
+            final long posted = receiver.inputExpectedNs();
+            assertTrue(posted - beforeOwnPost >= 0, "a post is a sign");
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
+            pair.server.postRecv(new RecvRequest(1).wrId(4).sge(dst, 0, LENGTH));
+            pair.client.postSend(new SendRequest(1).wrId(4).flags(SendRequest.SIGNALED).sge(src, 0, LENGTH));
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
+            if (System.nanoTime() - posted < TcpSocketPoller.POSTED_RECENTLY_NS)
+            {
+                assertTrue(receiver.inputExpectedNs() - posted > 0, "a bulk frame soon after a post is a sign");
+            }
         }
     }
 }
