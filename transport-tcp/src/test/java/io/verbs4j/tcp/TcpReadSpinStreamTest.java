@@ -4,6 +4,7 @@
 package io.verbs4j.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.verbs4j.Access;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The target of a WRITE stream whose application never polls is read by its I/O thread, which stays awake after bulk
- * batches ({@link TcpReadSpin}); with the spin off it never does. Every byte arrives either way.
+ * batches ({@link TcpReadSpin}); with the spin off it never does, nor for a side that writes bulk itself. Every
+ * byte arrives either way.
  */
 @Timeout(60)
 class TcpReadSpinStreamTest
@@ -38,6 +40,33 @@ class TcpReadSpinStreamTest
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), server))
         {
             assertEquals(0, streamWrites(pair));
+        }
+    }
+
+    @Test
+    void shouldTellAnApplicationThatPostsBulkFromOneThatOnlyReadsOrPostsSmall()
+    {
+        // An I/O thread does not spin beside an application that posted bulk within POSTED_RECENTLY_NS (a collective's
+        // rank, whose own writes and reductions need the core); a READ initiator's requests are small on the wire.
+        try (TcpPair pair = new TcpPair())
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final int length = 64 * 1024;
+            final MemoryRegion local = pair.clientPd.allocate(length, Access.LOCAL_WRITE);
+            final MemoryRegion remote = pair.serverPd.allocate(length, Access.LOCAL_WRITE | Access.REMOTE_READ |
+                Access.REMOTE_WRITE);
+            assertFalse(poller.postedBulkRecently(), "nothing posted yet");
+            pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(1).opcode(io.verbs4j.Opcode.RDMA_READ)
+                .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, length).remote(remote.address(), remote.rkey()));
+            assertTrue(poller.postedRecently());
+            assertFalse(poller.postedBulkRecently(), "a READ request carries no payload");
+            pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(2).opcode(io.verbs4j.Opcode.RDMA_WRITE)
+                .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, 64).remote(remote.address(), remote.rkey()));
+            assertFalse(poller.postedBulkRecently(), "a small WRITE is not bulk");
+            pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(3).opcode(io.verbs4j.Opcode.RDMA_WRITE)
+                .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, length).remote(remote.address(), remote.rkey()));
+            assertTrue(poller.postedBulkRecently(), "a 64 KiB WRITE is");
+            assertEquals(3, TcpPair.await(pair.clientCq, 3).size());
         }
     }
 
