@@ -123,7 +123,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
         this.liveness = new TcpLiveness(new LivenessActions(), configuration.heartbeatIntervalNs(),
-            configuration.peerTimeoutNs());
+            configuration.peerTimeoutNs(), !configuration.pollingMode());
         this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
         this.requester = new TcpRequester(this);
         this.lock = new TcpDriverLock(requester);

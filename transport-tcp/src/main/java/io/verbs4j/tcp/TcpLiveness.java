@@ -43,6 +43,7 @@ final class TcpLiveness
     private boolean readSinceTick;
     private boolean wroteSinceTick;
     /** When input last looked likely (event mode): a post, a frame written, or data read. */
+    private final boolean tracksInputSigns;
     private volatile long inputExpectedNs = System.nanoTime();
     /** When the application last posted a request (never: long ago). */
     private volatile long postedNs = System.nanoTime() - Long.MAX_VALUE / 2;
@@ -56,9 +57,24 @@ final class TcpLiveness
      */
     TcpLiveness(final Actions actions, final long heartbeatIntervalNs, final long peerTimeoutNs)
     {
+        this(actions, heartbeatIntervalNs, peerTimeoutNs, true);
+    }
+
+    /**
+     * @param actions             what a tick does to the connection.
+     * @param heartbeatIntervalNs the tick interval.
+     * @param peerTimeoutNs       silence after which the peer is declared dead.
+     * @param tracksInputSigns    whether {@link #expectInput()} and {@link #posted(boolean)} keep their times: event
+     *                            mode's pollers read by them; in polling mode pollers always read, and the clock
+     *                            reads (three per message) would only add to a busy-polled round trip.
+     */
+    TcpLiveness(final Actions actions, final long heartbeatIntervalNs, final long peerTimeoutNs,
+        final boolean tracksInputSigns)
+    {
         this.actions = actions;
         this.heartbeatIntervalNs = heartbeatIntervalNs;
         this.peerTimeoutNs = peerTimeoutNs;
+        this.tracksInputSigns = tracksInputSigns;
     }
 
     /**
@@ -89,7 +105,10 @@ final class TcpLiveness
      */
     void expectInput()
     {
-        inputExpectedNs = System.nanoTime();
+        if (tracksInputSigns)
+        {
+            inputExpectedNs = System.nanoTime();
+        }
     }
 
     /**
@@ -99,6 +118,10 @@ final class TcpLiveness
      */
     void posted(final boolean bulk)
     {
+        if (!tracksInputSigns)
+        {
+            return;
+        }
         final long now = System.nanoTime();
         postedNs = now;
         inputExpectedNs = now;
