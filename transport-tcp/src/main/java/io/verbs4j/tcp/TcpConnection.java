@@ -67,6 +67,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpNettyWire wire = new TcpNettyWire();
     private final TcpOutbound outbound = new TcpOutbound(wire);
     private final TcpLiveness liveness;
+    private final TcpInputSigns signs;
     private final TcpFrameWriter writer;
     private volatile FileDescriptor socketFd;
     private final boolean directWrite;
@@ -123,14 +124,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             null != device.tls(), configuration.directReadThreshold());
         this.directWrite = configuration.directWrite();
         this.liveness = new TcpLiveness(new LivenessActions(), configuration.heartbeatIntervalNs(),
-            configuration.peerTimeoutNs(), !configuration.pollingMode());
-        this.writer = new TcpFrameWriter(device, counters, liveness, outbound);
+            configuration.peerTimeoutNs());
+        this.signs = new TcpInputSigns(!configuration.pollingMode());
+        this.writer = new TcpFrameWriter(device, counters, liveness, signs, outbound);
         this.requester = new TcpRequester(this);
         this.lock = new TcpDriverLock(requester);
         wire.bind(lock, outbound);
         this.responses = new TcpResponseHandler(requester, decoder, counters);
         this.responder = new TcpResponder(this);
-        this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, requester, responder);
+        this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, signs, requester,
+            responder);
         this.handshake = clientSide ? new TcpHandshake(device, this, qp, privateData, future) :
             new TcpHandshake(device, this, listener);
         router.bind(decoder, handshake, responder, responses);
@@ -266,13 +269,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      */
     void posted(final boolean bulk)
     {
-        liveness.posted(bulk);
+        signs.posted(bulk);
     }
 
     /** @return when input last looked likely ({@link System#nanoTime()}; tests). */
     long inputExpectedNs()
     {
-        return liveness.inputExpectedNs();
+        return signs.inputExpectedNs();
     }
 
     /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
@@ -364,7 +367,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             decoder.decode(in);
             if (poller.readAsksForMore())
             {
-                liveness.expectInput();
+                signs.expectInput();
             }
         }
         finally

@@ -26,6 +26,7 @@ final class TcpFrameWriter
     private final TcpDevice device;
     private final TcpCounters counters;
     private final TcpLiveness liveness;
+    private final TcpInputSigns signs;
     private final TcpOutbound outbound;
     private final ManyToManyConcurrentArrayQueue<RegionByteBuf> bufferPool =
         new ManyToManyConcurrentArrayQueue<>(1024);
@@ -40,14 +41,16 @@ final class TcpFrameWriter
      * @param device   the device (off-loop allocator).
      * @param counters the device's counters.
      * @param liveness told of every frame written.
+     * @param signs    told of every frame written that will be answered.
      * @param outbound the connection's ordered way out.
      */
-    TcpFrameWriter(
-        final TcpDevice device, final TcpCounters counters, final TcpLiveness liveness, final TcpOutbound outbound)
+    TcpFrameWriter(final TcpDevice device, final TcpCounters counters, final TcpLiveness liveness,
+        final TcpInputSigns signs, final TcpOutbound outbound)
     {
         this.device = device;
         this.counters = counters;
         this.liveness = liveness;
+        this.signs = signs;
         this.outbound = outbound;
     }
 
@@ -104,7 +107,7 @@ final class TcpFrameWriter
 
     /**
      * Driver lock held: as {@link #writeFrame(ByteBuf)}, for a frame that nothing answers (an ACK, a heartbeat): it
-     * is no sign that input comes soon, so it does not keep polling threads reading ({@link TcpLiveness#expectInput}).
+     * is no sign that input comes soon, so it does not keep polling threads reading ({@link TcpInputSigns}).
      * A stream's receiver writes an ACK every few messages; counted as signs, they kept its application's polls
      * reading a one-way bulk stream that its I/O thread reads faster.
      *
@@ -122,7 +125,7 @@ final class TcpFrameWriter
         writtenFromApplication = true;
         if (answered)
         {
-            liveness.expectInput();
+            signs.expectInput();
         }
         outbound.write(buffer);
     }
@@ -238,7 +241,7 @@ final class TcpFrameWriter
     void wroteDirect()
     {
         liveness.wrote();
-        liveness.expectInput();
+        signs.expectInput();
     }
 
     /** A poster or poller wrote an ACK alone straight to the socket: as {@link #writeUnansweredFrame}. Lock held. */

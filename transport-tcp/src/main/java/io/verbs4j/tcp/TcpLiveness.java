@@ -8,13 +8,12 @@ import io.verbs4j.spi.SilenceDetector;
 /**
  * Liveness of one connection: every heartbeat interval a tick checks that the peer was heard from (declaring it dead
  * after {@link TcpConfiguration#peerTimeoutNs()} of silence, not counting gaps in which this side itself was not
- * running), writes the deferred ACK, and writes a HEARTBEAT if nothing else went out since the previous tick. It also
- * remembers when input last looked likely (a post or a frame written will be answered, data came), which tells
- * polling threads whether to keep reading the socket (event mode, {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
+ * running), writes the deferred ACK, and writes a HEARTBEAT if nothing else went out since the previous tick.
+ * (When input looks likely is {@link TcpInputSigns}'.)
  * <p>
  * Threading: {@link #tick} runs on the event loop (a fixed-rate task) holding the connection's driver lock; the
  * signs of activity ({@link #heard()}, {@link #wrote()}) are given by whoever holds the driver lock (the event loop,
- * a poster, a polling thread); {@link #expectInput()} and {@link #inputExpectedNs()} from any thread.
+ * a poster, a polling thread).
  * The clock is the caller's, so a test steps it.
  */
 final class TcpLiveness
@@ -42,13 +41,6 @@ final class TcpLiveness
     private final SilenceDetector silence = new SilenceDetector();
     private boolean readSinceTick;
     private boolean wroteSinceTick;
-    /** When input last looked likely (event mode): a post, a frame written, or data read. */
-    private final boolean tracksInputSigns;
-    private volatile long inputExpectedNs = System.nanoTime();
-    /** When the application last posted a request (never: long ago). */
-    private volatile long postedNs = System.nanoTime() - Long.MAX_VALUE / 2;
-    /** When the application last posted a request that carries a bulk payload (never: long ago). */
-    private volatile long bulkPostedNs = postedNs;
 
     /**
      * @param actions             what a tick does to the connection.
@@ -57,24 +49,9 @@ final class TcpLiveness
      */
     TcpLiveness(final Actions actions, final long heartbeatIntervalNs, final long peerTimeoutNs)
     {
-        this(actions, heartbeatIntervalNs, peerTimeoutNs, true);
-    }
-
-    /**
-     * @param actions             what a tick does to the connection.
-     * @param heartbeatIntervalNs the tick interval.
-     * @param peerTimeoutNs       silence after which the peer is declared dead.
-     * @param tracksInputSigns    whether {@link #expectInput()} and {@link #posted(boolean)} keep their times: event
-     *                            mode's pollers read by them; in polling mode pollers always read, and the clock
-     *                            reads (three per message) would only add to a busy-polled round trip.
-     */
-    TcpLiveness(final Actions actions, final long heartbeatIntervalNs, final long peerTimeoutNs,
-        final boolean tracksInputSigns)
-    {
         this.actions = actions;
         this.heartbeatIntervalNs = heartbeatIntervalNs;
         this.peerTimeoutNs = peerTimeoutNs;
-        this.tracksInputSigns = tracksInputSigns;
     }
 
     /**
@@ -97,56 +74,6 @@ final class TcpLiveness
     void wrote()
     {
         wroteSinceTick = true;
-    }
-
-    /**
-     * Any thread: input is likely soon (a post or a frame written will be answered; data came, more may follow), so
-     * polling threads read this socket again (event mode).
-     */
-    void expectInput()
-    {
-        if (tracksInputSigns)
-        {
-            inputExpectedNs = System.nanoTime();
-        }
-    }
-
-    /**
-     * Any thread: the application posted a request; its answer will come (a sign of input, as above).
-     *
-     * @param bulk whether the request carries a bulk payload ({@link TcpReadSpin#BULK_BATCH_BYTES} or more).
-     */
-    void posted(final boolean bulk)
-    {
-        if (!tracksInputSigns)
-        {
-            return;
-        }
-        final long now = System.nanoTime();
-        postedNs = now;
-        inputExpectedNs = now;
-        if (bulk)
-        {
-            bulkPostedNs = now;
-        }
-    }
-
-    /** @return when the application last posted a request with a bulk payload ({@link System#nanoTime()}). */
-    long bulkPostedNs()
-    {
-        return bulkPostedNs;
-    }
-
-    /** @return when the application last posted a request ({@link System#nanoTime()}). */
-    long postedNs()
-    {
-        return postedNs;
-    }
-
-    /** @return when input last looked likely ({@link System#nanoTime()}). */
-    long inputExpectedNs()
-    {
-        return inputExpectedNs;
     }
 
     /**

@@ -101,6 +101,7 @@ final class TcpSocketPoller
     private final TcpFrameDecoder decoder;
     private final TcpFrameWriter writer;
     private final TcpLiveness liveness;
+    private final TcpInputSigns signs;
     private final TcpRequester requester;
     private final TcpResponder responder;
     private final TcpReadOwnership reads;
@@ -144,7 +145,8 @@ final class TcpSocketPoller
      * @param lock      the connection's driver lock.
      * @param decoder   the connection's decoder.
      * @param writer    the connection's frame writer.
-     * @param liveness  the connection's liveness (signs of input).
+     * @param liveness  the connection's liveness (signs of life).
+     * @param signs     the connection's signs of input to come.
      * @param requester the connection's requester.
      * @param responder the connection's responder.
      */
@@ -155,6 +157,7 @@ final class TcpSocketPoller
         final TcpFrameDecoder decoder,
         final TcpFrameWriter writer,
         final TcpLiveness liveness,
+        final TcpInputSigns signs,
         final TcpRequester requester,
         final TcpResponder responder)
     {
@@ -166,6 +169,7 @@ final class TcpSocketPoller
         this.decoder = decoder;
         this.writer = writer;
         this.liveness = liveness;
+        this.signs = signs;
         this.requester = requester;
         this.responder = responder;
         this.reads = new TcpReadOwnership(lock, this::decodeRead);
@@ -224,7 +228,7 @@ final class TcpSocketPoller
      */
     boolean pollersReading()
     {
-        return pollDriven || pollersOwnReads || System.nanoTime() - liveness.inputExpectedNs() <= POLLER_PATIENCE_NS;
+        return pollDriven || pollersOwnReads || System.nanoTime() - signs.inputExpectedNs() <= POLLER_PATIENCE_NS;
     }
 
     /**
@@ -311,7 +315,7 @@ final class TcpSocketPoller
                 readsOften = asksForMore && mayOwnReads && cadence.onRead(System.nanoTime());
                 if (asksForMore)
                 {
-                    liveness.expectInput();
+                    signs.expectInput();
                 }
                 counters.add(TcpCounter.FRAMES_RECEIVED_BY_POLLERS, decoder.framesDecoded() - framesBefore);
                 afterPollFromApplication();
@@ -348,7 +352,7 @@ final class TcpSocketPoller
 
     /**
      * Driver lock held, after decoding a read (by a poller or the I/O thread): whether it is a sign that more input
-     * comes soon, which keeps polling threads reading ({@link TcpLiveness#expectInput}). A read of small frames is;
+     * comes soon, which keeps polling threads reading ({@link TcpInputSigns}). A read of small frames is;
      * so is any read while this side's requests await their answers, or within {@link #POSTED_RECENTLY_NS} of the
      * application's last post. A bulk batch ({@link TcpReadSpin#BULK_BATCH_BYTES} or more) to a side that does not
      * post is a one-way stream to it (a SEND stream's receiver): its I/O thread reads that faster than an application
@@ -369,7 +373,7 @@ final class TcpSocketPoller
      */
     boolean postedRecently()
     {
-        return System.nanoTime() - liveness.postedNs() <= POSTED_RECENTLY_NS;
+        return System.nanoTime() - signs.postedNs() <= POSTED_RECENTLY_NS;
     }
 
     /**
@@ -380,7 +384,7 @@ final class TcpSocketPoller
      */
     boolean postedBulkRecently()
     {
-        return System.nanoTime() - liveness.bulkPostedNs() <= POSTED_RECENTLY_NS;
+        return System.nanoTime() - signs.bulkPostedNs() <= POSTED_RECENTLY_NS;
     }
 
     private int pollSocket()

@@ -46,26 +46,6 @@ class TcpLivenessTest
     }
 
     @Test
-    void shouldKeepInputSignsInEventModeOnly() throws InterruptedException
-    {
-        final TcpLiveness polling = new TcpLiveness(actions, INTERVAL_NS, TIMEOUT_NS, false);
-        final long expected = polling.inputExpectedNs();
-        final long posted = polling.postedNs();
-        Thread.sleep(1);
-        polling.expectInput();
-        polling.posted(true);
-        assertEquals(expected, polling.inputExpectedNs(), "polling mode: pollers always read, no clock read");
-        assertEquals(posted, polling.postedNs());
-        assertEquals(posted, polling.bulkPostedNs());
-
-        final long before = System.nanoTime();
-        liveness.posted(false);
-        assertTrue(liveness.inputExpectedNs() - before >= 0, "event mode: a post is a sign");
-        assertTrue(liveness.postedNs() - before >= 0);
-        assertTrue(liveness.bulkPostedNs() - before < 0, "not a bulk post");
-    }
-
-    @Test
     void shouldDeclareThePeerDeadAfterThePeerTimeoutOfSilence()
     {
         liveness.start(nowNs);
@@ -110,15 +90,6 @@ class TcpLivenessTest
             assertTrue(tick());
         }
         assertFalse(tick());
-    }
-
-    @Test
-    void shouldRememberWhenInputIsExpected() throws InterruptedException
-    {
-        final long before = liveness.inputExpectedNs();
-        Thread.sleep(1);
-        liveness.expectInput();
-        assertTrue(liveness.inputExpectedNs() - before > 0);
     }
 
     private boolean tick()
