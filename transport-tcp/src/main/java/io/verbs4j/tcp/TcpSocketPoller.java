@@ -60,13 +60,13 @@ final class TcpSocketPoller
      */
     static final long POSTED_RECENTLY_NS = 10 * POLLER_PATIENCE_NS;
     private static final int POLL_READS_PER_CALL = 4;
-    private static final VarHandle LOOKS;
+    private static final VarHandle LOOKED;
 
     static
     {
         try
         {
-            LOOKS = MethodHandles.lookup().findVarHandle(TcpSocketPoller.class, "looks", int.class);
+            LOOKED = MethodHandles.lookup().findVarHandle(TcpSocketPoller.class, "looked", boolean.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -120,7 +120,8 @@ final class TcpSocketPoller
     private long backstopsSkipped;
     /** Event loop: the tick that hands the socket back to epoll once pollers stop; null while epoll reads. */
     private ScheduledFuture<?> ownership;
-    private volatile long ownershipTickNs;
+    /** The current period of the ownership tick or the backstop, as other threads see it (tests, diagnostics). */
+    private volatile long tickPeriodNs;
     /** Pollers own the reads (or asked to): the I/O thread's epoll read interest is off, or about to be. */
     private volatile boolean pollersOwnReads;
     /**
@@ -131,12 +132,11 @@ final class TcpSocketPoller
     private final TcpReadCadence cadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     private volatile long readsTaken;
     /**
-     * Event mode: calls of {@link #progress()} by pollers that would read this socket now (within the patience or
-     * owning the reads); opaque, racy increments: a heuristic.
+     * Event mode: a poller that would read this socket now (within the patience or owning the reads) called
+     * {@link #progress()} since the last {@link #unpolledSinceLastAsked()}. Pollers set it only when it is clear (a
+     * load per poll, a store once per I/O-thread question), the I/O thread clears it.
      */
-    private int looks;
-    /** Event loop: {@link #looks} at the last {@link #unpolledSinceLastAsked()}. */
-    private int looksSeen;
+    private boolean looked;
     private volatile long readsGivenBack;
 
     /**
@@ -246,10 +246,7 @@ final class TcpSocketPoller
      */
     boolean unpolledSinceLastAsked()
     {
-        final int now = (int)LOOKS.getOpaque(this);
-        final boolean unpolled = now == looksSeen;
-        looksSeen = now;
-        return unpolled;
+        return !(boolean)LOOKED.getAndSet(this, false);
     }
 
     /**
@@ -270,7 +267,7 @@ final class TcpSocketPoller
 
     private void scheduleBackstop(final long periodNs)
     {
-        ownershipTickNs = periodNs;
+        tickPeriodNs = periodNs;
         backstop = ctx.executor().schedule(backstopTask, periodNs, TimeUnit.NANOSECONDS);
     }
 
@@ -286,10 +283,10 @@ final class TcpSocketPoller
         {
             return 0;
         }
-        if (!pollDriven)
+        if (!pollDriven && !(boolean)LOOKED.getOpaque(this))
         {
             // Event mode: a poller that would read was here (the I/O thread's TcpReadSpin needs no spin then).
-            LOOKS.setOpaque(this, (int)LOOKS.getOpaque(this) + 1);
+            LOOKED.setOpaque(this, true);
         }
         if (!lock.tryLock())
         {
@@ -538,7 +535,7 @@ final class TcpSocketPoller
     /** Event loop: the next ownership tick, {@code periodNs} from now. */
     private void scheduleOwnershipTick(final long periodNs)
     {
-        ownershipTickNs = periodNs;
+        tickPeriodNs = periodNs;
         ownership = ctx.executor().schedule(ownershipTask, periodNs, TimeUnit.NANOSECONDS);
     }
 
@@ -582,9 +579,9 @@ final class TcpSocketPoller
     }
 
     /** @return the current period of the ownership tick or backstop, ns (event loop writes; tests, diagnostics). */
-    long ownershipTickNs()
+    long tickPeriodNs()
     {
-        return ownershipTickNs;
+        return tickPeriodNs;
     }
 
     /** @return how often polling mode's backstop found a poller had been there and let it be (tests, diagnostics). */

@@ -100,7 +100,7 @@ class TcpModesTest
             // The client busy-polls its round trips: its backstop finds it polled and backs off to the bound.
             final long deadline = System.nanoTime() + 10_000_000_000L;
             long i = 0;
-            while ((poller.ownershipTickNs() < longest || poller.backstopsSkipped() < 2) &&
+            while ((poller.tickPeriodNs() < longest || poller.backstopsSkipped() < 2) &&
                 System.nanoTime() < deadline)
             {
                 local.putLong(0, ++i);
@@ -108,7 +108,7 @@ class TcpModesTest
                     .flags(SendRequest.SIGNALED).sge(local, 0, 8).remote(remote.address(), remote.rkey()));
                 assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
             }
-            assertEquals(longest, poller.ownershipTickNs(), "the backstop backs off to its bound, no further");
+            assertEquals(longest, poller.tickPeriodNs(), "the backstop backs off to its bound, no further");
             assertEquals(i, remote.getLong(0));
 
             // The client stops polling: the server's WRITE into it completes through the client's backstop alone, and
@@ -119,11 +119,11 @@ class TcpModesTest
             assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
             assertEquals(99, local.getLong(8));
             final long backAt = System.nanoTime() + 10_000_000_000L;
-            while (poller.ownershipTickNs() != base && System.nanoTime() < backAt)
+            while (poller.tickPeriodNs() != base && System.nanoTime() < backAt)
             {
                 Thread.onSpinWait();
             }
-            assertEquals(base, poller.ownershipTickNs(), "nobody polls: the backstop ticks at its base period");
+            assertEquals(base, poller.tickPeriodNs(), "nobody polls: the backstop ticks at its base period");
         }
     }
 

@@ -137,17 +137,17 @@ class TcpPollerReadsTest
             final CompletionBatch batch = new CompletionBatch(4);
             // Round trips (a poller reads each answer) until the tick has backed off all the way.
             final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (poller.ownershipTickNs() < longest && System.nanoTime() < deadline)
+            while (poller.tickPeriodNs() < longest && System.nanoTime() < deadline)
             {
                 writeRoundTrip(pair, local, remote, batch);
             }
-            assertEquals(longest, poller.ownershipTickNs(), "the period doubles up to its limit, no further");
+            assertEquals(longest, poller.tickPeriodNs(), "the period doubles up to its limit, no further");
 
             // The application stops polling: the socket still goes back to epoll, a backed-off tick or two later (on
             // a loaded machine it may have gone back already, between two of the round trips above).
             awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), () -> "epoll reads again: given " +
                 "back " + poller.readsGivenBack() + ", taken " + poller.readsTaken() + ", epoll reads " +
-                poller.epollReads() + ", tick " + poller.ownershipTickNs());
+                poller.epollReads() + ", tick " + poller.tickPeriodNs());
         }
     }
 
