@@ -4,6 +4,7 @@
 package io.verbs4j.tcp.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * Flyweight over the fixed 32-byte header that starts every frame after the handshake. All fields are
@@ -89,10 +90,22 @@ public final class FrameFlyweight
      */
     public static final int FLAG_ACK_REQUEST = 1 << 3;
 
+    /** Native loads and stores are in the machine's order; the header's fields are little-endian. */
+    private static final boolean SWAP_BYTES = PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
+
     private ByteBuf buffer;
     private int offset;
+    /**
+     * The header's native address when the whole header lies in the buffer's native memory, else 0. Field reads and
+     * {@link #encode} then are plain loads and stores: a header is read a dozen times per frame (decoder, router,
+     * responder), and each {@code ByteBuf} accessor checked the buffer's reference count again.
+     */
+    private long headerAddress;
 
     /**
+     * Wraps a header. The buffer must stay allocated (reference count above zero) while this flyweight reads or
+     * writes it: a header in native memory is then accessed without the buffer's per-access checks.
+     *
      * @param buffer the buffer holding a header.
      * @param offset where the header starts.
      * @return this.
@@ -101,6 +114,8 @@ public final class FrameFlyweight
     {
         this.buffer = buffer;
         this.offset = offset;
+        this.headerAddress = buffer.hasMemoryAddress() && offset >= 0 &&
+            offset <= buffer.capacity() - HEADER_LENGTH ? buffer.memoryAddress() + offset : 0;
         return this;
     }
 
@@ -131,6 +146,19 @@ public final class FrameFlyweight
         final int rkey,
         final int argument)
     {
+        final long a = headerAddress;
+        if (0 != a)
+        {
+            PlatformDependent.putByte(a + VERSION_OFFSET, CURRENT_VERSION);
+            PlatformDependent.putByte(a + TYPE_OFFSET, type);
+            PlatformDependent.putShort(a + FLAGS_OFFSET, le((short)flags));
+            PlatformDependent.putInt(a + PAYLOAD_LENGTH_OFFSET, le(payloadLength));
+            PlatformDependent.putLong(a + SEQUENCE_OFFSET, le(sequence));
+            PlatformDependent.putLong(a + ADDRESS_OFFSET, le(address));
+            PlatformDependent.putInt(a + RKEY_OFFSET, le(rkey));
+            PlatformDependent.putInt(a + ARGUMENT_OFFSET, le(argument));
+            return this;
+        }
         buffer.setByte(offset + VERSION_OFFSET, CURRENT_VERSION);
         buffer.setByte(offset + TYPE_OFFSET, type);
         buffer.setShortLE(offset + FLAGS_OFFSET, flags);
@@ -145,48 +173,71 @@ public final class FrameFlyweight
     /** @return the version byte. */
     public int version()
     {
-        return buffer.getUnsignedByte(offset + VERSION_OFFSET);
+        return 0 != headerAddress ? PlatformDependent.getByte(headerAddress + VERSION_OFFSET) & 0xFF :
+            buffer.getUnsignedByte(offset + VERSION_OFFSET);
     }
 
     /** @return the type byte. */
     public int type()
     {
-        return buffer.getUnsignedByte(offset + TYPE_OFFSET);
+        return 0 != headerAddress ? PlatformDependent.getByte(headerAddress + TYPE_OFFSET) & 0xFF :
+            buffer.getUnsignedByte(offset + TYPE_OFFSET);
     }
 
     /** @return the flags. */
     public int flags()
     {
-        return buffer.getUnsignedShortLE(offset + FLAGS_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getShort(headerAddress + FLAGS_OFFSET)) & 0xFFFF :
+            buffer.getUnsignedShortLE(offset + FLAGS_OFFSET);
     }
 
     /** @return the payload length (negative on a corrupt frame). */
     public int payloadLength()
     {
-        return buffer.getIntLE(offset + PAYLOAD_LENGTH_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getInt(headerAddress + PAYLOAD_LENGTH_OFFSET)) :
+            buffer.getIntLE(offset + PAYLOAD_LENGTH_OFFSET);
     }
 
     /** @return the sequence. */
     public long sequence()
     {
-        return buffer.getLongLE(offset + SEQUENCE_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getLong(headerAddress + SEQUENCE_OFFSET)) :
+            buffer.getLongLE(offset + SEQUENCE_OFFSET);
     }
 
     /** @return the remote address, or the original value of an ATOMIC_RESPONSE. */
     public long address()
     {
-        return buffer.getLongLE(offset + ADDRESS_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getLong(headerAddress + ADDRESS_OFFSET)) :
+            buffer.getLongLE(offset + ADDRESS_OFFSET);
     }
 
     /** @return the rkey. */
     public int rkey()
     {
-        return buffer.getIntLE(offset + RKEY_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getInt(headerAddress + RKEY_OFFSET)) :
+            buffer.getIntLE(offset + RKEY_OFFSET);
     }
 
     /** @return the argument word. */
     public int argument()
     {
-        return buffer.getIntLE(offset + ARGUMENT_OFFSET);
+        return 0 != headerAddress ? le(PlatformDependent.getInt(headerAddress + ARGUMENT_OFFSET)) :
+            buffer.getIntLE(offset + ARGUMENT_OFFSET);
+    }
+
+    private static short le(final short value)
+    {
+        return SWAP_BYTES ? Short.reverseBytes(value) : value;
+    }
+
+    private static int le(final int value)
+    {
+        return SWAP_BYTES ? Integer.reverseBytes(value) : value;
+    }
+
+    private static long le(final long value)
+    {
+        return SWAP_BYTES ? Long.reverseBytes(value) : value;
     }
 }

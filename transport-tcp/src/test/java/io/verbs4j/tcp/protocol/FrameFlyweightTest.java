@@ -4,6 +4,7 @@
 package io.verbs4j.tcp.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -49,6 +50,55 @@ class FrameFlyweightTest
         assertEquals(0x2122232425262728L, frame.address());
         assertEquals(0x31323334, frame.rkey());
         assertEquals(0x41424344, frame.argument());
+    }
+
+    @Test
+    void shouldReadAndWriteNativeMemoryAsTheHeapBuffer()
+    {
+        final ByteBuf heap = Unpooled.buffer(48).writerIndex(48);
+        final ByteBuf direct = Unpooled.directBuffer(48).writerIndex(48);
+        try
+        {
+            assertTrue(direct.hasMemoryAddress(), "the plain-load path is what this test covers");
+            final FrameFlyweight onHeap = new FrameFlyweight().wrap(heap, 16);
+            final FrameFlyweight offHeap = new FrameFlyweight().wrap(direct, 16);
+            onHeap.encode(FrameType.ATOMIC_RESPONSE, 0xFFFE, -2, -3L, 0x8000000000000001L, -5, 0x80000000);
+            offHeap.encode(FrameType.ATOMIC_RESPONSE, 0xFFFE, -2, -3L, 0x8000000000000001L, -5, 0x80000000);
+            assertEquals(heap, direct, "the same bytes, little-endian");
+            assertEquals(0xFFFE, offHeap.flags(), "unsigned");
+            assertEquals(FrameType.ATOMIC_RESPONSE, offHeap.type());
+            assertEquals(FrameFlyweight.CURRENT_VERSION, offHeap.version());
+            assertEquals(-2, offHeap.payloadLength());
+            assertEquals(-3L, offHeap.sequence());
+            assertEquals(0x8000000000000001L, offHeap.address());
+            assertEquals(-5, offHeap.rkey());
+            assertEquals(0x80000000, offHeap.argument());
+
+            direct.setByte(16 + FrameFlyweight.TYPE_OFFSET, 0xF0);
+            assertEquals(0xF0, offHeap.type(), "a change in the buffer is seen at the next read (no caching)");
+        }
+        finally
+        {
+            direct.release();
+        }
+    }
+
+    @Test
+    void shouldUseTheLastBytesOfTheBufferForAHeaderThatEndsThere()
+    {
+        final ByteBuf direct = Unpooled.directBuffer(40).writerIndex(40);
+        try
+        {
+            final FrameFlyweight frame = new FrameFlyweight().wrap(direct, 40 - FrameFlyweight.HEADER_LENGTH);
+            frame.encode(FrameType.ACK, 0, 0, 9, 0, 0, 0x01020304);
+            assertEquals(0x01020304, direct.getIntLE(36));
+            assertEquals(0x01020304, frame.argument());
+            assertEquals(9L, frame.sequence());
+        }
+        finally
+        {
+            direct.release();
+        }
     }
 
     @Test
