@@ -206,29 +206,37 @@ final class TcpFrameDecoder
         }
         if (payloadRemaining > 0)
         {
-            readPayloadDirect();
+            // The receive buffer is used up in the middle of a large payload: the rest the socket has now goes
+            // straight into place; the next read picks up from there.
+            continuePayloadDirect();
         }
     }
 
     /**
-     * The receive buffer is used up in the middle of a large payload: read the rest from the socket straight into
-     * the destination (no user-space copy), as far as the socket has it now. Netty's next read picks up from there.
+     * A reader that holds the driver lock, before it reads into a receive buffer: while a large payload is in
+     * progress (at least {@code directReadThreshold} bytes of it left), reads what the socket has of it straight into
+     * its destination. A payload that arrives over several reads is then copied by the kernel alone; read into a
+     * receive buffer first, each continuation was copied once more (a third of a 1 MiB AllReduce's bytes).
+     *
+     * @return payload bytes read into place (0: the socket had none now), or -1 when no such payload is in progress
+     *         or the read failed with nothing read (the caller's own read then reports the failure).
      */
-    private void readPayloadDirect()
+    long continuePayloadDirect()
     {
-        if (PAYLOAD_SINK != payloadMode || 0 == directReadThreshold || payloadRemaining < directReadThreshold)
+        if (0 == payloadRemaining || PAYLOAD_SINK != payloadMode || 0 == directReadThreshold ||
+            payloadRemaining < directReadThreshold)
         {
-            return;
+            return -1;
         }
         final FileDescriptor fd = listener.directReadFd();
         if (null == fd || listener.isClosed())
         {
-            return;
+            return -1;
         }
         final long n = sink.readDirect(fd, payloadRemaining);
         if (n <= 0)
         {
-            return;
+            return n;
         }
         receivedBytes += n;
         directReadBytes += n;
@@ -237,6 +245,13 @@ final class TcpFrameDecoder
         {
             onFrameEnd();
         }
+        return n;
+    }
+
+    /** @return true while a frame's payload is only partly decoded. */
+    boolean inPayload()
+    {
+        return payloadRemaining > 0;
     }
 
     private boolean onHeader()

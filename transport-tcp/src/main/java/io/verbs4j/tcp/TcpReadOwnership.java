@@ -67,6 +67,23 @@ final class TcpReadOwnership
          * @return false if the connection closed meanwhile (stop reading).
          */
         boolean decode(ByteBuf in);
+
+        /**
+         * Before a read into the receive buffer: a large payload in progress is read straight into place instead
+         * (the buffer would add a copy of every continuation).
+         *
+         * @return payload bytes so read (0: the socket had none), or -1 if no such payload is in progress.
+         */
+        default long continuePayloadDirect()
+        {
+            return -1;
+        }
+
+        /** @return true while a frame's payload is only partly decoded (after a direct read: the socket is dry). */
+        default boolean inPayload()
+        {
+            return false;
+        }
     }
 
     private final DriverLock lock;
@@ -75,6 +92,7 @@ final class TcpReadOwnership
     private ByteBuf buffer;
     private long address;
     private long pollerReads;
+    private long directReads;
     private long loopReads;
 
     /**
@@ -118,6 +136,22 @@ final class TcpReadOwnership
         int reads = 0;
         while (reads < maxReads)
         {
+            final long direct = decoder.continuePayloadDirect();
+            if (direct >= 0)
+            {
+                if (0 == direct)
+                {
+                    break;
+                }
+                reads++;
+                directReads++;
+                if (decoder.inPayload())
+                {
+                    // The socket had less than the payload's rest: nothing more to read now.
+                    break;
+                }
+                continue;
+            }
             final int n;
             try
             {
@@ -158,6 +192,12 @@ final class TcpReadOwnership
             BufferUtil.free(memory);
             memory = null;
         }
+    }
+
+    /** @return system calls of {@link #read} that put a payload in progress straight into place (diagnostics). */
+    long directReads()
+    {
+        return directReads;
     }
 
     /** @return read loops of the I/O thread that took the lock (diagnostics, tests). */

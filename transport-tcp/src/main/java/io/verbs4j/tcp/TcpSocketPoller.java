@@ -172,7 +172,7 @@ final class TcpSocketPoller
         this.signs = signs;
         this.requester = requester;
         this.responder = responder;
-        this.reads = new TcpReadOwnership(lock, this::decodeRead);
+        this.reads = new TcpReadOwnership(lock, new PolledDecoding());
         this.tickPeriod = new TcpTickPeriod(configuration.pollBackstopNs(), TICK_MAX_BACKOFF);
         // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
         this.ackHold = new TcpAckHold(configuration.ackHold() &&
@@ -404,12 +404,6 @@ final class TcpSocketPoller
         return work;
     }
 
-    /** A reader that holds the driver lock read {@code in}: decode it; false once the connection closed. */
-    private boolean decodeRead(final ByteBuf in)
-    {
-        decoder.decode(in);
-        return !link.isClosed();
-    }
 
     /**
      * After a read on an application thread: counters, then ACKs and further sends, straight to the socket where
@@ -626,5 +620,28 @@ final class TcpSocketPoller
     void release()
     {
         reads.release();
+    }
+
+    /** What a reader holding the driver lock hands the decoder: the bytes it read, or the socket for a payload. */
+    private final class PolledDecoding implements TcpReadOwnership.Decoder
+    {
+        /** {@inheritDoc} */
+        public boolean decode(final ByteBuf in)
+        {
+            decoder.decode(in);
+            return !link.isClosed();
+        }
+
+        /** {@inheritDoc} */
+        public long continuePayloadDirect()
+        {
+            return decoder.continuePayloadDirect();
+        }
+
+        /** {@inheritDoc} */
+        public boolean inPayload()
+        {
+            return decoder.inPayload();
+        }
     }
 }

@@ -214,6 +214,83 @@ class TcpReadOwnershipTest
     }
 
     @Test
+    void shouldReadAPayloadInProgressStraightIntoPlaceBeforeAnyBufferRead()
+    {
+        final PayloadInProgress decoder = new PayloadInProgress(1000);
+        decoder.fd = pipe[0];
+        final TcpReadOwnership reads = new TcpReadOwnership(lock, decoder);
+        try
+        {
+            assertEquals(0, reads.read(pipe[0], 4), "nothing there: one direct attempt, no buffer read");
+            write(600);
+            assertEquals(1, reads.read(pipe[0], 4));
+            assertEquals(600, decoder.direct, "the payload's bytes went straight into place");
+            assertEquals(0, decoder.buffered, "and the socket was dry after them: no buffer read");
+            assertEquals(1, reads.directReads());
+            assertEquals(0, reads.pollerReads());
+
+            write(400 + 50);
+            assertEquals(2, reads.read(pipe[0], 4));
+            assertEquals(1000, decoder.direct, "no more than the payload's rest straight into place");
+            assertEquals(50, decoder.buffered, "the next frame's bytes through the buffer");
+            assertEquals(0, reads.read(pipe[0], 4));
+        }
+        finally
+        {
+            decoder.scratch.release();
+        }
+    }
+
+    /** A decoder in the middle of a large payload, which it reads from the socket itself. */
+    private static final class PayloadInProgress implements TcpReadOwnership.Decoder
+    {
+        private final ByteBuf scratch = UnpooledByteBufAllocator.DEFAULT.directBuffer(4096);
+        private long remaining;
+        private int direct;
+        private int buffered;
+        private FileDescriptor fd;
+
+        PayloadInProgress(final long remaining)
+        {
+            this.remaining = remaining;
+        }
+
+        public boolean decode(final ByteBuf in)
+        {
+            buffered += in.readableBytes();
+            in.skipBytes(in.readableBytes());
+            return true;
+        }
+
+        public long continuePayloadDirect()
+        {
+            if (0 == remaining)
+            {
+                return -1;
+            }
+            try
+            {
+                final int n = fd.readAddress(scratch.memoryAddress(), 0, (int)Math.min(remaining, 4096));
+                if (n > 0)
+                {
+                    direct += n;
+                    remaining -= n;
+                }
+                return Math.max(0, n);
+            }
+            catch (final IOException ex)
+            {
+                return -1;
+            }
+        }
+
+        public boolean inPayload()
+        {
+            return remaining > 0;
+        }
+    }
+
+    @Test
     void shouldStopReadingOnceTheDecoderClosedTheConnection() throws IOException
     {
         final AtomicInteger calls = new AtomicInteger();
