@@ -68,6 +68,8 @@ public abstract class AbstractQueuePair implements QueuePair
     private final long[] scratchOffsets;
     private final int[] scratchLengths;
     private final AbstractMemoryRegion[] recvScratchRegions;
+    private final LkeyCache sendKeys;
+    private final LkeyCache recvKeys;
     private final long[] recvScratchOffsets;
     private DirectSend directSend;
     private volatile QpState state = QpState.RESET;
@@ -81,6 +83,8 @@ public abstract class AbstractQueuePair implements QueuePair
     protected AbstractQueuePair(final AbstractProtectionDomain pd, final QueuePairConfig config, final int qpNumber)
     {
         this.pd = pd;
+        this.sendKeys = new LkeyCache(pd.keys());
+        this.recvKeys = new LkeyCache(pd.keys());
         this.config = config;
         this.capabilities = pd.device().capabilities();
         this.qpNumber = qpNumber;
@@ -415,7 +419,7 @@ public abstract class AbstractQueuePair implements QueuePair
                 return INVALID_REQUEST;
             }
             scratchLengths[i] = length;
-            final AbstractMemoryRegion region = pd.keys().byLkey(request.sgeLkey(i));
+            final AbstractMemoryRegion region = recvKeys.byLkey(request.sgeLkey(i));
             final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), length);
             if (offset < 0 || 0 == (region.access() & Access.LOCAL_WRITE))
             {
@@ -759,11 +763,10 @@ public abstract class AbstractQueuePair implements QueuePair
     private int resolveSendSges(final SendRequest request)
     {
         final boolean needsLocalWrite = Opcode.writesLocalMemory(request.opcode());
-        final KeyTable keys = pd.keys();
         int status = WcStatus.SUCCESS;
         for (int i = 0, n = request.sgeCount(); i < n; i++)
         {
-            final AbstractMemoryRegion region = keys.byLkey(request.sgeLkey(i));
+            final AbstractMemoryRegion region = sendKeys.byLkey(request.sgeLkey(i));
             final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), request.sgeLength(i));
             if (offset < 0 || (needsLocalWrite && 0 == (region.access() & Access.LOCAL_WRITE)))
             {

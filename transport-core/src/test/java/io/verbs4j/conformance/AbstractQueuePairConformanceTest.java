@@ -788,6 +788,28 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     }
 
     @Test
+    void shouldReportALocalProtectionErrorForAKeyOfARegionClosedAfterUse()
+    {
+        // A posting thread may remember the last region it resolved: a closed one must not be found that way.
+        final QueuePair qp = connect(1, 64);
+        final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        final long address = mr.address();
+        final int lkey = mr.lkey();
+        mr.setMemory(0, 64, (byte)9);
+        post(qp, new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).sge(address, 8, lkey)
+            .remote(remote.address(), remote.rkey()));
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        mr.close();
+        post(qp, new SendRequest(1).wrId(2).opcode(Opcode.RDMA_WRITE).sge(address, 8, lkey)
+            .remote(remote.address() + 64, remote.rkey()));
+        final Peer.Completion c = awaitOne(cq);
+        assertStatus(WcStatus.LOC_PROT_ERR, c);
+        assertEquals(2, c.wrId());
+        assertArrayEquals(new byte[8], peer.read(remote.id(), 64, 8), "nothing written from the closed region");
+    }
+
+    @Test
     void shouldReportALocalProtectionErrorForAnSgeOutsideItsRegion()
     {
         final QueuePair qp = connect(1, 64);
