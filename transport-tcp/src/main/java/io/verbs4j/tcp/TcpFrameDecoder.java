@@ -23,7 +23,7 @@ import io.verbs4j.tcp.protocol.HandshakeFlyweight;
  * Threading: whoever holds the connection's driver lock and read the socket (the event loop's read, or a thread
  * polling a completion queue through {@link TcpReadOwnership}); no lock of its own. Allocation-free per frame.
  */
-final class TcpFrameDecoder
+final class TcpFrameDecoder implements TcpReadOwnership.Decoder
 {
     /** First byte of a TLS handshake record (a ClientHello from a peer that has TLS on). */
     private static final int TLS_HANDSHAKE_RECORD = 0x16;
@@ -118,6 +118,7 @@ final class TcpFrameDecoder
         this.sink = sink;
         this.tlsOn = tlsOn;
         this.directReadThreshold = directReadThreshold;
+        frame.wrap(header, 0);
     }
 
     /** The handshake is over: verb frames follow, and their payload bytes are counted. Driver lock held. */
@@ -148,8 +149,9 @@ final class TcpFrameDecoder
      * Decodes what {@code in} holds (consuming it), as far as the connection stays open.
      *
      * @param in bytes read from the socket, in order.
+     * @return false once the connection is closed (a reader stops reading).
      */
-    void decode(final ByteBuf in)
+    public boolean decode(final ByteBuf in)
     {
         while (in.isReadable() && !listener.isClosed())
         {
@@ -160,7 +162,7 @@ final class TcpFrameDecoder
                 headerFill += n;
                 if (headerFill < FrameFlyweight.HEADER_LENGTH)
                 {
-                    return;
+                    return !listener.isClosed();
                 }
                 headerFill = 0;
                 framesDecoded++;
@@ -168,7 +170,7 @@ final class TcpFrameDecoder
                 payloadMode = PAYLOAD_NONE;
                 if (!onHeader())
                 {
-                    return;
+                    return !listener.isClosed();
                 }
                 if (0 == payloadRemaining)
                 {
@@ -210,6 +212,7 @@ final class TcpFrameDecoder
             // straight into place; the next read picks up from there.
             continuePayloadDirect();
         }
+        return !listener.isClosed();
     }
 
     /**
@@ -221,7 +224,7 @@ final class TcpFrameDecoder
      * @return payload bytes read into place (0: the socket had none now), or -1 when no such payload is in progress
      *         or the read failed with nothing read (the caller's own read then reports the failure).
      */
-    long continuePayloadDirect()
+    public long continuePayloadDirect()
     {
         if (0 == payloadRemaining || PAYLOAD_SINK != payloadMode || 0 == directReadThreshold ||
             payloadRemaining < directReadThreshold)
@@ -249,14 +252,13 @@ final class TcpFrameDecoder
     }
 
     /** @return true while a frame's payload is only partly decoded. */
-    boolean inPayload()
+    public boolean inPayload()
     {
         return payloadRemaining > 0;
     }
 
     private boolean onHeader()
     {
-        frame.wrap(header, 0);
         final int version = frame.version();
         if (TLS_HANDSHAKE_RECORD == version && !established && !tlsOn)
         {

@@ -8,7 +8,6 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.unix.FileDescriptor;
 
@@ -172,7 +171,7 @@ final class TcpSocketPoller
         this.signs = signs;
         this.requester = requester;
         this.responder = responder;
-        this.reads = new TcpReadOwnership(lock, new PolledDecoding());
+        this.reads = new TcpReadOwnership(lock, decoder);
         this.tickPeriod = new TcpTickPeriod(configuration.pollBackstopNs(), TICK_MAX_BACKOFF);
         // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
         this.ackHold = new TcpAckHold(configuration.ackHold() &&
@@ -404,7 +403,6 @@ final class TcpSocketPoller
         return work;
     }
 
-
     /**
      * After a read on an application thread: counters, then ACKs and further sends, straight to the socket where
      * nothing waits, else in order behind what waits (the responses this read produced, among others).
@@ -620,28 +618,5 @@ final class TcpSocketPoller
     void release()
     {
         reads.release();
-    }
-
-    /** What a reader holding the driver lock hands the decoder: the bytes it read, or the socket for a payload. */
-    private final class PolledDecoding implements TcpReadOwnership.Decoder
-    {
-        /** {@inheritDoc} */
-        public boolean decode(final ByteBuf in)
-        {
-            decoder.decode(in);
-            return !link.isClosed();
-        }
-
-        /** {@inheritDoc} */
-        public long continuePayloadDirect()
-        {
-            return decoder.continuePayloadDirect();
-        }
-
-        /** {@inheritDoc} */
-        public boolean inPayload()
-        {
-            return decoder.inPayload();
-        }
     }
 }
