@@ -44,6 +44,10 @@ import java.util.concurrent.TimeUnit;
  * must be the same on every rank</td></tr>
  * <tr><td>{@value #FLAG_SLOT_BYTES_PROP_NAME}, {@value #FLAG_SLOTS_PROP_NAME}</td><td>8192, 8</td><td>flag-link
  * slot size (a multiple of 8) and slots per peer (a power of two); the same on every rank</td></tr>
+ * <tr><td>{@value #PEER_MEMORY_MIN_BYTES_PROP_NAME}</td><td>262144</td><td>smallest AllReduce (bytes) that ranks
+ * which all share a host run single-copy, each reading the others' buffers in place, when every rank's buffers
+ * come from {@code Communicator.allocate} (otherwise the usual algorithm runs); negative turns it off; the same on
+ * every rank</td></tr>
  * </table>
  */
 public final class CollectivesConfiguration
@@ -110,6 +114,14 @@ public final class CollectivesConfiguration
     public static final String FLAG_SLOTS_PROP_NAME = "verbs4j.collectives.flag.slots";
     /** Default flag-link slots per peer. */
     public static final int FLAG_SLOTS_DEFAULT = 8;
+
+    /**
+     * Smallest AllReduce, in bytes, that ranks sharing a host run by reading each other's buffers in place (single
+     * copy) when every rank's buffers come from {@code Communicator.allocate}; negative turns it off.
+     */
+    public static final String PEER_MEMORY_MIN_BYTES_PROP_NAME = "verbs4j.collectives.peer.memory.min.bytes";
+    /** Default: 256 KiB. */
+    public static final long PEER_MEMORY_MIN_BYTES_DEFAULT = 256 * 1024;
 
     /** Whether to calibrate the cost model at creation. */
     public static final String CALIBRATE_PROP_NAME = "verbs4j.collectives.calibrate";
@@ -253,6 +265,12 @@ public final class CollectivesConfiguration
     public static long flagMaxBytes()
     {
         return Long.getLong(FLAG_MAX_BYTES_PROP_NAME, FLAG_MAX_BYTES_DEFAULT);
+    }
+
+    /** @return {@link #PEER_MEMORY_MIN_BYTES_PROP_NAME}. */
+    public static long peerMemoryMinBytes()
+    {
+        return Long.getLong(PEER_MEMORY_MIN_BYTES_PROP_NAME, PEER_MEMORY_MIN_BYTES_DEFAULT);
     }
 
     /** @return {@link #FLAG_SLOT_BYTES_PROP_NAME}. */

@@ -256,6 +256,10 @@ public final class Communicator implements AutoCloseable
      * Allocates memory registered with the communicator's (main) protection domain, for zero-copy buffers. It stays
      * valid until the communicator is closed (close it earlier to free it). On a communicator that mixes transports,
      * links of the other transport copy it through their staging slots when sending.
+     * <p>
+     * The region is registered with REMOTE_READ as well: ranks on the same host read AllReduce buffers allocated
+     * here in place (single copy, {@link CommunicatorContext#peerMemoryMinBytes}), as NCCL's registered buffers
+     * and MPI windows are read by their peers. Only this communicator's ranks have queue pairs to this domain.
      *
      * @param bytes length (over 2 GiB works).
      * @return the region.
@@ -263,7 +267,9 @@ public final class Communicator implements AutoCloseable
     public MemoryRegion allocate(final long bytes)
     {
         runner.ensureOpen();
-        return pd().allocate(bytes, Access.LOCAL_WRITE);
+        final MemoryRegion region = pd().allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        engine.share(region);
+        return region;
     }
 
     private synchronized ProtectionDomain pd()

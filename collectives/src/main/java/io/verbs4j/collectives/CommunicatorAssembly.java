@@ -57,6 +57,7 @@ final class CommunicatorAssembly
         {
             communicator.engine().enableFlagLinks(new FlagLinkOffer(context.flagLinks(), context.flagSlots(),
                 context.flagSlotBytes(), context.flagMaxBytes()), newIdle(context));
+            communicator.engine().enablePeerMemory(context.peerMemoryMinBytes());
         }
         catch (final RuntimeException ex)
         {

@@ -44,6 +44,7 @@ public final class CommunicatorContext
     private long flagMaxBytes = CollectivesConfiguration.flagMaxBytes();
     private int flagSlotBytes = CollectivesConfiguration.flagSlotBytes();
     private int flagSlots = CollectivesConfiguration.flagSlots();
+    private long peerMemoryMinBytes = CollectivesConfiguration.peerMemoryMinBytes();
     private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
     private int maxPending = CollectivesConfiguration.maxPending();
     private int history = CollectivesConfiguration.history();
@@ -260,6 +261,30 @@ public final class CommunicatorContext
     public int flagSlots()
     {
         return flagSlots;
+    }
+
+    /**
+     * Single-copy AllReduce among ranks that all share a host ({@code PeerMemoryAllReduce}): each rank reduces its
+     * slice reading every rank's send buffer in place and copies the other slices from their owners' receive
+     * buffers, with no inbox in between. It runs for calls with {@link Algorithm#AUTO} of at least this many bytes
+     * whose buffers all come from {@link Communicator#allocate} (other calls run the usual algorithm); it needs flag
+     * links to every peer. Must be the same on every rank.
+     *
+     * @param minBytes smallest call in bytes, or negative for never (default
+     *                 {@value CollectivesConfiguration#PEER_MEMORY_MIN_BYTES_PROP_NAME}, 256 KiB).
+     * @return this.
+     */
+    public CommunicatorContext peerMemoryMinBytes(final long minBytes)
+    {
+        checkOpen();
+        this.peerMemoryMinBytes = minBytes;
+        return this;
+    }
+
+    /** @return smallest single-copy AllReduce in bytes, negative for never. */
+    public long peerMemoryMinBytes()
+    {
+        return peerMemoryMinBytes;
     }
 
     /**
@@ -617,6 +642,7 @@ public final class CommunicatorContext
         copy.flagMaxBytes = flagMaxBytes;
         copy.flagSlotBytes = flagSlotBytes;
         copy.flagSlots = flagSlots;
+        copy.peerMemoryMinBytes = peerMemoryMinBytes;
         copy.deviceProgressThread = deviceProgressThread;
         copy.maxPending = maxPending;
         copy.history = history;

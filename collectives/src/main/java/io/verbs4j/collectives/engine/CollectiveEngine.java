@@ -3,6 +3,10 @@
 
 package io.verbs4j.collectives.engine;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.verbs4j.MemoryRegion;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CollectiveException;
@@ -11,6 +15,7 @@ import io.verbs4j.collectives.algorithm.AlgorithmSelector;
 import io.verbs4j.collectives.algorithm.Calibration;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.algorithm.DataMover;
+import io.verbs4j.collectives.algorithm.PeerMemoryAllReduce;
 import io.verbs4j.collectives.algorithm.Steps;
 import io.verbs4j.collectives.algorithm.Waiter;
 import io.verbs4j.collectives.link.FlagLinkOffer;
@@ -51,6 +56,10 @@ public final class CollectiveEngine implements AutoCloseable
     private AlgorithmSet small;
     private long smallMaxBytes = -1;
     private FlagLinks flagLinks;
+    /** Regions {@code Communicator.allocate} made: the ones peers on this host may map. */
+    private final Set<MemoryRegion> shareable = ConcurrentHashMap.newKeySet();
+    private PeerMemoryAllReduce peerMemory;
+    private long peerMemoryMinBytes = -1;
     private long lastBytes = -1;
     private Algorithm lastOverride;
     private AlgorithmSelector lastSelector;
@@ -128,6 +137,43 @@ public final class CollectiveEngine implements AutoCloseable
         small = new AlgorithmSet(flagWaiter, offer.layout().slotBytes(), ring);
         smallMaxBytes = offer.maxBytes();
         return true;
+    }
+
+    /**
+     * Turns on the single-copy AllReduce among ranks that all share a host ({@link PeerMemoryAllReduce}) for
+     * {@link Algorithm#AUTO} calls of at least {@code minBytes} (collective: every rank calls it with the same value,
+     * after {@link #enableFlagLinks}). Does nothing without flag links to every peer.
+     *
+     * @param minBytes smallest call in bytes; negative: never.
+     * @return true when it is on.
+     */
+    public boolean enablePeerMemory(final long minBytes)
+    {
+        if (minBytes < 0 || null == small || null != peerMemory || !(links instanceof VerbsLinks))
+        {
+            return false;
+        }
+        peerMemory = PeerMemoryAllReduce.over((VerbsLinks)links, flagLinks, small.steps, shareable);
+        peerMemoryMinBytes = minBytes;
+        return null != peerMemory;
+    }
+
+    /**
+     * Lets peers on this host map a region for single-copy operations (any thread; regions closed since are
+     * forgotten here).
+     *
+     * @param region a region of the communicator's protection domain, registered with REMOTE_READ.
+     */
+    public void share(final MemoryRegion region)
+    {
+        shareable.removeIf(r -> !r.isOpen());
+        shareable.add(region);
+    }
+
+    /** @return the single-copy AllReduce, or null when it is off (tests, diagnostics). */
+    public PeerMemoryAllReduce peerMemory()
+    {
+        return peerMemory;
     }
 
     /** @return the largest operation in bytes that runs over flag links, or -1 when there are none. */
@@ -449,6 +495,27 @@ public final class CollectiveEngine implements AutoCloseable
     private void allReduce(final OpRequest r)
     {
         final long bytes = r.count * r.type.sizeBytes();
+        if (null != peerMemory && bytes >= peerMemoryMinBytes && r.count > 0 && Algorithm.AUTO == r.algorithm &&
+            Algorithm.AUTO == defaultAlgorithm)
+        {
+            small.waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, r.type, r.op, PeerMemoryAllReduce.NAME);
+            bindPair(r.send, bytes, r.recv, bytes);
+            if (peerMemory.run(sendView, recvView, r.count, r.type, r.op))
+            {
+                if (ReduceOp.AVG == r.op)
+                {
+                    DataMover.finishAverage(r.type, recvView, 0, r.count, size);
+                }
+            }
+            else
+            {
+                final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
+                runAllReduce(begin(r, bytes, r.type, r.op, algorithm), algorithm, sendView, recvView, r.count,
+                    r.type, r.op);
+            }
+            copyOut(r.recv, recvView, 0, bytes);
+            return;
+        }
         final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
         final AlgorithmSet s = begin(r, bytes, r.type, r.op, algorithm);
         if (0 == r.count)
@@ -829,6 +896,10 @@ public final class CollectiveEngine implements AutoCloseable
     {
         try
         {
+            if (null != peerMemory)
+            {
+                peerMemory.close();
+            }
             if (null != flagLinks)
             {
                 flagLinks.close();

@@ -157,6 +157,12 @@ public final class VerbsPeerLink implements PeerLink
         return new Handshake(rank, size, slots, slotBytes, inboxRegion.rkey(), inboxRegion.address(), commId);
     }
 
+    /** @return the protection domain of the link's queue pair and memory. */
+    public ProtectionDomain pd()
+    {
+        return pd;
+    }
+
     /** @return the queue pair. */
     public QueuePair queuePair()
     {
