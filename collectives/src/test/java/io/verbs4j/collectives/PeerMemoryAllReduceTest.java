@@ -14,7 +14,7 @@ import io.verbs4j.collectives.types.ReduceOp;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,17 +29,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  */
 class PeerMemoryAllReduceTest
 {
-    /** Odd, so the slices differ in length; 1.2 MB of float32, above the 256 KiB default threshold. */
+    /** Odd, so the slices differ in length; 1.2 MB of float32, above the 256 KiB default threshold and one shot. */
     private static final int COUNT = 300_007;
 
-    @ParameterizedTest(name = "{0} ranks")
-    @ValueSource(ints = {2, 3})
-    void shouldGiveEveryRankTheBitsOfTheRankOrderFoldAndHandInPlaceCallsBack(final int ranks)
+    @ParameterizedTest(name = "{0} ranks, {1} floats")
+    @CsvSource({"2, 100003", "2, 300007", "3, 300007"})
+    void shouldGiveEveryRankTheBitsOfTheRankOrderFoldAndHandInPlaceCallsBack(final int ranks, final int count)
     {
         final float[][] contributions = new float[ranks][];
         for (int r = 0; r < ranks; r++)
         {
-            contributions[r] = randomFloats(r, COUNT);
+            contributions[r] = randomFloats(r, count);
         }
         final int[] expected = foldInRankOrder(contributions);
         final int[][] outOfPlace = new int[ranks][];
@@ -50,15 +50,17 @@ class PeerMemoryAllReduceTest
             {
                 final PeerMemoryAllReduce pm = comm.engine().peerMemory();
                 assertNotNull(pm, "every peer shares the host: the single-copy AllReduce is on");
-                final MemoryRegion send = comm.allocate(4L * COUNT);
-                final MemoryRegion recv = comm.allocate(4L * COUNT);
+                final MemoryRegion send = comm.allocate(4L * count);
+                final MemoryRegion recv = comm.allocate(4L * count);
                 put(send, contributions[rank]);
-                comm.allReduce(CommBuffer.of(send), CommBuffer.of(recv), COUNT, DataType.FLOAT32, ReduceOp.SUM);
-                outOfPlace[rank] = bits(recv, COUNT);
+                comm.allReduce(CommBuffer.of(send), CommBuffer.of(recv), count, DataType.FLOAT32, ReduceOp.SUM);
+                outOfPlace[rank] = bits(recv, count);
                 put(recv, contributions[rank]);
-                comm.allReduce(CommBuffer.of(recv), CommBuffer.of(recv), COUNT, DataType.FLOAT32, ReduceOp.SUM);
-                inPlace[rank] = bits(recv, COUNT);
+                comm.allReduce(CommBuffer.of(recv), CommBuffer.of(recv), count, DataType.FLOAT32, ReduceOp.SUM);
+                inPlace[rank] = bits(recv, count);
                 assertEquals(1, pm.calls(), "the out-of-place call ran single-copy");
+                // Two ranks up to 1 MiB: one shot (each rank reduces everything); else reduce-scatter and gather.
+                assertEquals(2 == ranks && 4L * count <= 1 << 20 ? 1 : 0, pm.oneShotCalls());
                 assertEquals(1, pm.fallbacks(), "the in-place call ran the usual algorithm");
                 send.close();
                 recv.close();
