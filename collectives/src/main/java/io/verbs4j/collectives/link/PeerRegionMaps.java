@@ -11,8 +11,9 @@ import io.verbs4j.RemoteMemory;
  * Peers' registered regions mapped into this process for reading ({@link QueuePair#mapRemote}), kept across calls:
  * a training loop passes the same buffers every step, and mapping is a setup cost (tens of microseconds), not a
  * per-call one. Each peer has a few entries, keyed by the region's rkey, address and length as the peer described
- * them; an entry whose view turned invalid (the peer deregistered the region, or died) is mapped again, and the
- * oldest entry makes room for a new region.
+ * them. An entry whose view turned invalid (the peer deregistered the region, or died) is dropped at the next
+ * lookup for that peer, so its pages go with it, and is mapped again if described again; the oldest entry makes room
+ * for a new region.
  * <p>
  * Single-threaded (the thread running the operation); {@link #close()} unmaps everything.
  */
@@ -73,19 +74,28 @@ public final class PeerRegionMaps implements AutoCloseable
     private RemoteMemory view(final int peer, final int rkey, final long regionAddress, final long regionLength)
     {
         final RemoteMemory[] peerViews = views[peer];
+        RemoteMemory found = null;
         for (int i = 0; i < ENTRIES_PER_PEER; i++)
         {
             final RemoteMemory view = peerViews[i];
-            if (null != view && rkeys[peer][i] == rkey && addresses[peer][i] == regionAddress &&
-                lengths[peer][i] == regionLength)
+            if (null == view)
             {
-                if (view.isValid())
-                {
-                    return view;
-                }
+                continue;
+            }
+            if (!view.isValid())
+            {
+                // The peer freed that region: let go of its pages now rather than when the entry is evicted.
                 view.close();
                 peerViews[i] = null;
             }
+            else if (rkeys[peer][i] == rkey && addresses[peer][i] == regionAddress && lengths[peer][i] == regionLength)
+            {
+                found = view;
+            }
+        }
+        if (null != found)
+        {
+            return found;
         }
         if (regionLength < 1 || regionLength > Integer.MAX_VALUE)
         {
