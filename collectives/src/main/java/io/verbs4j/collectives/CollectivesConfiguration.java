@@ -46,8 +46,8 @@ import java.util.concurrent.TimeUnit;
  * slot size (a multiple of 8) and slots per peer (a power of two); the same on every rank</td></tr>
  * <tr><td>{@value #PEER_MEMORY_MIN_BYTES_PROP_NAME}</td><td>262144</td><td>smallest AllReduce (bytes) that ranks
  * which all share a host run single-copy, each reading the others' buffers in place, when every rank's buffers
- * come from {@code Communicator.allocate} and the call is out of place, or at two ranks up to 1 MiB with any buffers
- * (otherwise the usual algorithm runs); negative turns it off; the same on every rank</td></tr>
+ * come from {@code Communicator.allocate} (otherwise the usual algorithm runs); negative turns it off; the same on
+ * every rank</td></tr>
  * </table>
  */
 public final class CollectivesConfiguration
@@ -117,8 +117,7 @@ public final class CollectivesConfiguration
 
     /**
      * Smallest AllReduce, in bytes, that ranks sharing a host run by reading each other's buffers in place (single
-     * copy) when every rank's buffers come from {@code Communicator.allocate} (at two ranks up to 1 MiB: any
-     * buffers); negative turns it off.
+     * copy) when every rank's buffers come from {@code Communicator.allocate}; negative turns it off.
      */
     public static final String PEER_MEMORY_MIN_BYTES_PROP_NAME = "verbs4j.collectives.peer.memory.min.bytes";
     /** Default: 256 KiB. */

@@ -266,10 +266,9 @@ public final class CommunicatorContext
     /**
      * Single-copy AllReduce among ranks that all share a host ({@code PeerMemoryAllReduce}): each rank reduces its
      * slice reading every rank's send buffer in place and copies the other slices from their owners' receive
-     * buffers, with no inbox in between (two ranks up to 1 MiB: each rank reduces everything, reading the other's
-     * contribution). It runs for calls with {@link Algorithm#AUTO} of at least this many bytes, out of place with
-     * buffers from {@link Communicator#allocate} on every rank, or any buffers at two ranks up to 1 MiB (other calls
-     * run the usual algorithm); it needs flag links to every peer. Must be the same on every rank.
+     * buffers, with no inbox in between. It runs for calls with {@link Algorithm#AUTO} of at least this many bytes
+     * whose buffers all come from {@link Communicator#allocate} (other calls run the usual algorithm); it needs flag
+     * links to every peer. Must be the same on every rank.
      *
      * @param minBytes smallest call in bytes, or negative for never (default
      *                 {@value CollectivesConfiguration#PEER_MEMORY_MIN_BYTES_PROP_NAME}, 256 KiB).

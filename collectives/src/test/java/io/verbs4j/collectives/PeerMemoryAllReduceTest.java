@@ -58,13 +58,10 @@ class PeerMemoryAllReduceTest
                 put(recv, contributions[rank]);
                 comm.allReduce(CommBuffer.of(recv), CommBuffer.of(recv), count, DataType.FLOAT32, ReduceOp.SUM);
                 inPlace[rank] = bits(recv, count);
-                // Two ranks up to 1 MiB: one shot (each rank reduces everything), in place too, through the staging
-                // region; else reduce-scatter and gather, out of place only.
-                final boolean oneShot = 2 == ranks && 4L * count <= 1 << 20;
-                assertEquals(oneShot ? 2 : 1, pm.calls(), "single-copy calls");
-                assertEquals(oneShot ? 0 : 1, pm.fallbacks(), "the in-place call of two shots ran the usual algorithm");
-                assertEquals(oneShot ? 2 : 0, pm.oneShotCalls());
-                assertEquals(oneShot ? 1 : 0, pm.stagedCalls(), "in place, the contribution was staged");
+                assertEquals(1, pm.calls(), "the out-of-place call ran single-copy");
+                // Two ranks up to 1 MiB: one shot (each rank reduces everything); else reduce-scatter and gather.
+                assertEquals(2 == ranks && 4L * count <= 1 << 20 ? 1 : 0, pm.oneShotCalls());
+                assertEquals(1, pm.fallbacks(), "the in-place call ran the usual algorithm");
                 send.close();
                 recv.close();
             }
@@ -72,8 +69,8 @@ class PeerMemoryAllReduceTest
         for (int r = 0; r < ranks; r++)
         {
             assertArrayEquals(expected, outOfPlace[r], "rank " + r + ", out of place");
-            // In place runs one shot or the ring, whose order at three ranks differs: the same bits on every rank,
-            // and at two ranks (a + b == b + a exactly) the fold's bits.
+            // In place runs the ring, whose order at three ranks differs: the same bits on every rank, and at two
+            // ranks (a + b == b + a exactly) the fold's bits.
             assertArrayEquals(2 == ranks ? expected : inPlace[0], inPlace[r], "rank " + r + ", in place");
         }
     }
@@ -140,31 +137,6 @@ class PeerMemoryAllReduceTest
                 }
                 send.close();
                 region.close();
-            }
-        });
-    }
-
-    @Test
-    void shouldRunOneShotWithHeapBuffersThroughTheStagingRegion()
-    {
-        final int count = 65_537;
-        new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
-        {
-            try (Communicator comm = Communicator.create(context(rank, size, store, "pm-heap-one-shot")))
-            {
-                final double[] values = new double[count];
-                for (int i = 0; i < count; i++)
-                {
-                    values[i] = (rank + 1) * 0.25 + i;
-                }
-                comm.allReduce(CommBuffer.of(values), CommBuffer.of(values), count, DataType.FLOAT64, ReduceOp.SUM);
-                final PeerMemoryAllReduce pm = comm.engine().peerMemory();
-                assertEquals(1, pm.oneShotCalls());
-                assertEquals(1, pm.stagedCalls());
-                for (int i = 0; i < count; i += 101)
-                {
-                    assertEquals(0.75 + 2.0 * i, values[i], "element " + i);
-                }
             }
         });
     }

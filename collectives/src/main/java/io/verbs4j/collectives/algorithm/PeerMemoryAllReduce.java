@@ -53,13 +53,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * in the same order on both ranks gives the same bits; no result crosses between the cores, and no store lands on a
  * line the other core read, for the price of reducing twice as many elements: up to {@link #ONE_SHOT_MAX_BYTES}.
  * <p>
- * Two shots need both buffers mappable and out of place (send and receive disjoint): in place, gathering a slice
- * stores into lines the slice's owner has just read from this rank's buffer, and each such store waits for a
- * cross-core invalidation (measured on this machine: a 1 MiB call in place took 143 µs this way against 99 µs with
- * the ring). A call that does not qualify describes its buffers as not mappable, so every rank hands it back alike.
- * One shot needs only the contribution readable: one that is not (in place, heap or direct memory, a foreign
- * region) is first copied into this rank's staging region ({@link #ONE_SHOT_MAX_BYTES}, allocated on first need),
- * and the peer reads it there.
+ * Out of place only (send and receive disjoint): in place, gathering a slice stores into lines the slice's owner
+ * has just read from this rank's buffer, and each such store waits for a cross-core invalidation; measured on this
+ * machine, a 1 MiB call in place took 143 µs this way against 99 µs with the ring, while out of place it took
+ * 75-78 µs against 98 (and 307-365 against 619-654 µs while the two cores sat on different dies). An in-place
+ * call describes its buffers as not mappable, so every rank hands it back alike.
  * <p>
  * Single-threaded (the operation's thread); allocation-free once the peers' buffers are mapped.
  */
@@ -106,11 +104,8 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     private final long[] recvRegion;
     private final long[] recvRegionLength;
     private final long[] recvIova;
-    private final MemView stagingView = new MemView();
-    private MemoryRegion staging;
     private long calls;
     private long oneShotCalls;
-    private long stagedCalls;
     private long fallbacks;
 
     /**
@@ -195,8 +190,7 @@ public final class PeerMemoryAllReduce implements AutoCloseable
         final ReduceOp op)
     {
         final long bytes = count * type.sizeBytes();
-        final boolean oneShot = 2 == size && bytes <= ONE_SHOT_MAX_BYTES;
-        describe(send, recv, bytes, oneShot);
+        describe(send, recv, bytes);
         if (!allEligible(bytes))
         {
             fallbacks++;
@@ -208,15 +202,11 @@ public final class PeerMemoryAllReduce implements AutoCloseable
             if (q != rank)
             {
                 sendAddress[q] = maps.address(q, sendRkey[q], sendRegion[q], sendRegionLength[q], sendIova[q], bytes);
-                if (!oneShot)
-                {
-                    recvAddress[q] = maps.address(q, recvRkey[q], recvRegion[q], recvRegionLength[q], recvIova[q],
-                        bytes);
-                }
+                recvAddress[q] = maps.address(q, recvRkey[q], recvRegion[q], recvRegionLength[q], recvIova[q], bytes);
             }
         }
         final int es = type.sizeBytes();
-        if (oneShot)
+        if (2 == size && bytes <= ONE_SHOT_MAX_BYTES)
         {
             // One shot: both ranks reduce everything, so no result crosses between the cores.
             reduceSlice(type, op, 0, bytes);
@@ -251,41 +241,25 @@ public final class PeerMemoryAllReduce implements AutoCloseable
         }
     }
 
-    private void describe(final MemView send, final MemView recv, final long bytes, final boolean oneShot)
+    private void describe(final MemView send, final MemView recv, final long bytes)
     {
-        final boolean mine;
-        MemView contribution = send;
-        if (oneShot)
-        {
-            // Peers read only the contribution: one that cannot be read where it is (in place, heap, direct, a
-            // foreign region) is copied into this rank's staging region first.
-            if (!mappable(send, bytes) || !disjoint(send, recv, bytes))
-            {
-                contribution = stage(send, bytes);
-            }
-            mine = recv.contiguousBytes(0) >= bytes;
-        }
-        else
-        {
-            mine = mappable(send, bytes) && mappable(recv, bytes) && disjoint(send, recv, bytes);
-        }
-        final boolean recvMapped = mine && !oneShot;
+        final boolean mine = mappable(send, bytes) && mappable(recv, bytes) && disjoint(send, recv, bytes);
         out.putLong(0, bytes);
         out.putInt(8, mine ? ELIGIBLE : 0);
-        out.putInt(12, mine ? contribution.region().rkey() : 0);
-        out.putLong(16, mine ? contribution.region().address() : 0);
-        out.putLong(24, mine ? contribution.region().length() : 0);
-        out.putLong(32, mine ? contribution.iova(0) : 0);
-        out.putInt(40, recvMapped ? recv.region().rkey() : 0);
+        out.putInt(12, mine ? send.region().rkey() : 0);
+        out.putLong(16, mine ? send.region().address() : 0);
+        out.putLong(24, mine ? send.region().length() : 0);
+        out.putLong(32, mine ? send.iova(0) : 0);
+        out.putInt(40, mine ? recv.region().rkey() : 0);
         out.putInt(44, 0);
-        out.putLong(48, recvMapped ? recv.region().address() : 0);
-        out.putLong(56, recvMapped ? recv.region().length() : 0);
-        out.putLong(64, recvMapped ? recv.iova(0) : 0);
+        out.putLong(48, mine ? recv.region().address() : 0);
+        out.putLong(56, mine ? recv.region().length() : 0);
+        out.putLong(64, mine ? recv.iova(0) : 0);
         eligible[rank] = mine;
         peerBytes[rank] = bytes;
         if (mine)
         {
-            sendAddress[rank] = contribution.nativeAddress(0);
+            sendAddress[rank] = send.nativeAddress(0);
             recvAddress[rank] = recv.nativeAddress(0);
         }
         for (int q = 0; q < size; q++)
@@ -313,19 +287,6 @@ public final class PeerMemoryAllReduce implements AutoCloseable
             recvIova[q] = UnsafeApi.getLong(at + 64);
             link.release();
         }
-    }
-
-    private MemView stage(final MemView send, final long bytes)
-    {
-        if (null == staging)
-        {
-            // The largest one-shot call; allocated once, on the first call that needs it.
-            staging = pd.allocate(ONE_SHOT_MAX_BYTES, Access.LOCAL_WRITE | Access.REMOTE_READ);
-        }
-        stagingView.wrapRegion(staging, 0, bytes);
-        DataMover.copy(stagingView, 0, send, 0, bytes);
-        stagedCalls++;
-        return stagingView;
     }
 
     private boolean allEligible(final long bytes)
@@ -414,27 +375,16 @@ public final class PeerMemoryAllReduce implements AutoCloseable
         return oneShotCalls;
     }
 
-    /** @return one-shot calls whose contribution was copied into the staging region first (in place, unmappable). */
-    public long stagedCalls()
-    {
-        return stagedCalls;
-    }
-
     /** @return calls handed back because some rank's buffers cannot be mapped. */
     public long fallbacks()
     {
         return fallbacks;
     }
 
-    /** Unmaps the peers' buffers and frees the staging region. */
+    /** Unmaps the peers' buffers. */
     public void close()
     {
         maps.close();
-        if (null != staging)
-        {
-            staging.close();
-            staging = null;
-        }
         BufferUtil.free(outMemory);
     }
 }
