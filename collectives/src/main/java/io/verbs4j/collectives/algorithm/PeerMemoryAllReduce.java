@@ -69,8 +69,9 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     public static final int DESCRIPTOR_BYTES = 72;
     /**
      * Largest call of two ranks that runs one shot. Measured (1 MiB, two ranks, fast mode = cores sharing a cache,
-     * slow = on two dies): one shot 78-112 µs in either mode; two shots 72-85 fast, 287-380 slow; the ring 97-128
-     * fast, 590-642 slow. At 4 MiB one shot took 355-524 µs against two shots' 228-333 in fast mode: past the
+     * slow = on two dies): one shot 78-112 µs in either mode (send buffers unchanged between calls, as benchmarks
+     * run them; a buffer rewritten every call pays its crossing again); two shots 72-85 fast, 287-380 slow; the ring
+     * 97-128 fast, 590-654 slow. At 4 MiB one shot took 355-524 µs against two shots' 228-333 in fast mode: past the
      * second-level cache, reducing twice the elements costs more than the result's crossing saves.
      */
     static final long ONE_SHOT_MAX_BYTES = 1024 * 1024;
