@@ -65,8 +65,15 @@ public final class PeerMemoryAllReduce implements AutoCloseable
 {
     /** The algorithm's name in messages and logs. */
     public static final String NAME = "PEER_MEMORY";
-    /** Bytes of a description. */
-    public static final int DESCRIPTOR_BYTES = 72;
+    /**
+     * Bytes of a description:
+     * <pre>
+     *   0  byte count (8)          8  eligible (4) | unused (4)
+     *  16  send buffer (32)       48  receive buffer (32): each rkey (4) | unused (4) | region address (8) |
+     *                                 region length (8) | address of the buffer's first byte (8)
+     * </pre>
+     */
+    public static final int DESCRIPTOR_BYTES = 80;
     /**
      * Largest call of two ranks that runs one shot. Measured (1 MiB, two ranks, fast mode = cores sharing a cache,
      * slow = on two dies): one shot 78-112 µs in either mode (send buffers unchanged between calls, as benchmarks
@@ -82,6 +89,9 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     private static final long REDUCED = 0x5645_5242_5344_5544L;
     private static final long DONE = 0x5645_5242_5344_4F4EL;
     private static final int ELIGIBLE = 1;
+    private static final int ELIGIBLE_OFFSET = 8;
+    private static final int SEND_OFFSET = 16;
+    private static final int RECV_OFFSET = 48;
 
     private final Steps steps;
     private final PeerRegionMaps maps;
@@ -97,14 +107,8 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     private final long[] recvAddress;
     private final boolean[] eligible;
     private final long[] peerBytes;
-    private final int[] sendRkey;
-    private final long[] sendRegion;
-    private final long[] sendRegionLength;
-    private final long[] sendIova;
-    private final int[] recvRkey;
-    private final long[] recvRegion;
-    private final long[] recvRegionLength;
-    private final long[] recvIova;
+    private final BufferDescription[] peerSends;
+    private final BufferDescription[] peerRecvs;
     private long calls;
     private long oneShotCalls;
     private long fallbacks;
@@ -128,14 +132,13 @@ public final class PeerMemoryAllReduce implements AutoCloseable
         this.recvAddress = new long[size];
         this.eligible = new boolean[size];
         this.peerBytes = new long[size];
-        this.sendRkey = new int[size];
-        this.sendRegion = new long[size];
-        this.sendRegionLength = new long[size];
-        this.sendIova = new long[size];
-        this.recvRkey = new int[size];
-        this.recvRegion = new long[size];
-        this.recvRegionLength = new long[size];
-        this.recvIova = new long[size];
+        this.peerSends = new BufferDescription[size];
+        this.peerRecvs = new BufferDescription[size];
+        for (int q = 0; q < size; q++)
+        {
+            peerSends[q] = new BufferDescription();
+            peerRecvs[q] = new BufferDescription();
+        }
         final long base = BufferUtil.address(outMemory);
         descriptorView.wrapNative(base, DESCRIPTOR_BYTES);
         signalView.wrapNative(base + DESCRIPTOR_BYTES, SIGNAL_BYTES);
@@ -198,16 +201,21 @@ public final class PeerMemoryAllReduce implements AutoCloseable
             return false;
         }
         calls++;
+        final boolean oneShot = 2 == size && bytes <= ONE_SHOT_MAX_BYTES;
         for (int q = 0; q < size; q++)
         {
             if (q != rank)
             {
-                sendAddress[q] = maps.address(q, sendRkey[q], sendRegion[q], sendRegionLength[q], sendIova[q], bytes);
-                recvAddress[q] = maps.address(q, recvRkey[q], recvRegion[q], recvRegionLength[q], recvIova[q], bytes);
+                sendAddress[q] = peerSends[q].map(maps, q, bytes);
+                if (!oneShot)
+                {
+                    // Only two shots read the peers' receive buffers.
+                    recvAddress[q] = peerRecvs[q].map(maps, q, bytes);
+                }
             }
         }
         final int es = type.sizeBytes();
-        if (2 == size && bytes <= ONE_SHOT_MAX_BYTES)
+        if (oneShot)
         {
             // One shot: both ranks reduce everything, so no result crosses between the cores.
             reduceSlice(type, op, 0, bytes);
@@ -246,16 +254,9 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     {
         final boolean mine = mappable(send, bytes) && mappable(recv, bytes) && disjoint(send, recv, bytes);
         out.putLong(0, bytes);
-        out.putInt(8, mine ? ELIGIBLE : 0);
-        out.putInt(12, mine ? send.region().rkey() : 0);
-        out.putLong(16, mine ? send.region().address() : 0);
-        out.putLong(24, mine ? send.region().length() : 0);
-        out.putLong(32, mine ? send.iova(0) : 0);
-        out.putInt(40, mine ? recv.region().rkey() : 0);
-        out.putInt(44, 0);
-        out.putLong(48, mine ? recv.region().address() : 0);
-        out.putLong(56, mine ? recv.region().length() : 0);
-        out.putLong(64, mine ? recv.iova(0) : 0);
+        out.putInt(ELIGIBLE_OFFSET, mine ? ELIGIBLE : 0);
+        BufferDescription.write(out, SEND_OFFSET, mine ? send : null);
+        BufferDescription.write(out, RECV_OFFSET, mine ? recv : null);
         eligible[rank] = mine;
         peerBytes[rank] = bytes;
         if (mine)
@@ -277,15 +278,9 @@ public final class PeerMemoryAllReduce implements AutoCloseable
             steps.awaitMessage(link, DESCRIPTOR_BYTES);
             final long at = link.inbox().nativeAddress(link.messageOffset());
             peerBytes[q] = UnsafeApi.getLong(at);
-            eligible[q] = ELIGIBLE == UnsafeApi.getInt(at + 8);
-            sendRkey[q] = UnsafeApi.getInt(at + 12);
-            sendRegion[q] = UnsafeApi.getLong(at + 16);
-            sendRegionLength[q] = UnsafeApi.getLong(at + 24);
-            sendIova[q] = UnsafeApi.getLong(at + 32);
-            recvRkey[q] = UnsafeApi.getInt(at + 40);
-            recvRegion[q] = UnsafeApi.getLong(at + 48);
-            recvRegionLength[q] = UnsafeApi.getLong(at + 56);
-            recvIova[q] = UnsafeApi.getLong(at + 64);
+            eligible[q] = ELIGIBLE == UnsafeApi.getInt(at + ELIGIBLE_OFFSET);
+            peerSends[q].read(at + SEND_OFFSET);
+            peerRecvs[q].read(at + RECV_OFFSET);
             link.release();
         }
     }
@@ -387,5 +382,41 @@ public final class PeerMemoryAllReduce implements AutoCloseable
     {
         maps.close();
         BufferUtil.free(outMemory);
+    }
+
+    /** One buffer of a description (32 bytes): where a peer maps it. */
+    private static final class BufferDescription
+    {
+        private int rkey;
+        private long region;
+        private long regionLength;
+        private long address;
+
+        /**
+         * @param out    the description being written.
+         * @param offset where the buffer's 32 bytes go.
+         * @param view   the buffer, or null for zeros (not mappable).
+         */
+        static void write(final UnsafeBuffer out, final int offset, final MemView view)
+        {
+            out.putInt(offset, null == view ? 0 : view.region().rkey());
+            out.putInt(offset + 4, 0);
+            out.putLong(offset + 8, null == view ? 0 : view.region().address());
+            out.putLong(offset + 16, null == view ? 0 : view.region().length());
+            out.putLong(offset + 24, null == view ? 0 : view.iova(0));
+        }
+
+        void read(final long at)
+        {
+            rkey = UnsafeApi.getInt(at);
+            region = UnsafeApi.getLong(at + 8);
+            regionLength = UnsafeApi.getLong(at + 16);
+            address = UnsafeApi.getLong(at + 24);
+        }
+
+        long map(final PeerRegionMaps maps, final int peer, final long bytes)
+        {
+            return maps.address(peer, rkey, region, regionLength, address, bytes);
+        }
     }
 }

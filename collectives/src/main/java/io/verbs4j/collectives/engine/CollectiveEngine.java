@@ -495,8 +495,9 @@ public final class CollectiveEngine implements AutoCloseable
     private void allReduce(final OpRequest r)
     {
         final long bytes = r.count * r.type.sizeBytes();
-        if (null != peerMemory && bytes >= peerMemoryMinBytes && r.count > 0 && Algorithm.AUTO == r.algorithm &&
-            Algorithm.AUTO == defaultAlgorithm)
+        final boolean singleCopy = null != peerMemory && bytes >= peerMemoryMinBytes && r.count > 0 &&
+            Algorithm.AUTO == r.algorithm && Algorithm.AUTO == defaultAlgorithm;
+        if (singleCopy)
         {
             small.waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, r.type, r.op, PeerMemoryAllReduce.NAME);
             bindPair(r.send, bytes, r.recv, bytes);
@@ -506,15 +507,10 @@ public final class CollectiveEngine implements AutoCloseable
                 {
                     DataMover.finishAverage(r.type, recvView, 0, r.count, size);
                 }
+                copyOut(r.recv, recvView, 0, bytes);
+                return;
             }
-            else
-            {
-                final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
-                runAllReduce(begin(r, bytes, r.type, r.op, algorithm), algorithm, sendView, recvView, r.count,
-                    r.type, r.op);
-            }
-            copyOut(r.recv, recvView, 0, bytes);
-            return;
+            // Some rank's buffers cannot be mapped: every rank runs the usual algorithm on the views bound here.
         }
         final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
         final AlgorithmSet s = begin(r, bytes, r.type, r.op, algorithm);
@@ -522,7 +518,10 @@ public final class CollectiveEngine implements AutoCloseable
         {
             return;
         }
-        bindPair(r.send, bytes, r.recv, bytes);
+        if (!singleCopy)
+        {
+            bindPair(r.send, bytes, r.recv, bytes);
+        }
         runAllReduce(s, algorithm, sendView, recvView, r.count, r.type, r.op);
         copyOut(r.recv, recvView, 0, bytes);
     }

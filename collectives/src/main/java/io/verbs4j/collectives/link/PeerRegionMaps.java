@@ -28,7 +28,6 @@ public final class PeerRegionMaps implements AutoCloseable
     private final long[][] lengths;
     private final RemoteMemory[][] views;
     private final int[] nextVictim;
-    private long maps;
 
     /**
      * @param queuePairs connected queue pairs by peer rank, each with direct peer access (null for this rank and for
@@ -108,7 +107,6 @@ public final class PeerRegionMaps implements AutoCloseable
         rkeys[peer][slot] = rkey;
         addresses[peer][slot] = regionAddress;
         lengths[peer][slot] = regionLength;
-        maps++;
         return view;
     }
 
@@ -127,12 +125,6 @@ public final class PeerRegionMaps implements AutoCloseable
         peerViews[victim].close();
         peerViews[victim] = null;
         return victim;
-    }
-
-    /** @return mappings made so far (a loop over the same buffers maps once per peer and buffer). */
-    public long maps()
-    {
-        return maps;
     }
 
     /** Unmaps every remembered region. */
