@@ -22,7 +22,13 @@ public enum Algorithm
     /** Recursive doubling: log2(n) full-buffer exchanges. Latency-optimal for small messages. */
     RECURSIVE_DOUBLING,
     /** Recursive halving (reduce-scatter) then doubling (all-gather), Rabenseifner's algorithm. */
-    HALVING_DOUBLING;
+    HALVING_DOUBLING,
+    /**
+     * One shot: every rank sends its whole buffer to every other rank in one round and folds all contributions in
+     * rank order. One round of latency for {@code n - 1} times the bytes: for small messages, above all with more
+     * ranks than cores.
+     */
+    ONE_SHOT;
 
     /**
      * @param text a name, case-insensitive, '-' accepted for '_'.

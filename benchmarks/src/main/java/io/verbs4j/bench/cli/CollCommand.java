@@ -122,9 +122,9 @@ public final class CollCommand implements Callable<Integer>
         description = "Provider for every link; auto = chosen per peer (default: ${DEFAULT-VALUE}).")
     private String transport;
 
-    @Option(names = "--algo", paramLabel = "auto|ring|tree|rd|hd", defaultValue = "auto",
+    @Option(names = "--algo", paramLabel = "auto|ring|tree|rd|hd|oneshot", defaultValue = "auto",
         description = "Algorithm (communicator default): auto = cost model; rd = recursive doubling, " +
-            "hd = halving-doubling (default: ${DEFAULT-VALUE}).")
+            "hd = halving-doubling, oneshot = all to all in one round (default: ${DEFAULT-VALUE}).")
     private String algo;
 
     @Option(names = { "-d", "--datatype" }, paramLabel = "TYPE", defaultValue = "float32",

@@ -147,7 +147,7 @@ public final class CollNames
     /**
      * Parses {@code --algo}.
      *
-     * @param text auto, ring, tree, rd (recursive doubling), hd (halving-doubling), or a full enum name.
+     * @param text auto, ring, tree, rd (recursive doubling), hd (halving-doubling), oneshot, or a full enum name.
      * @return the algorithm.
      */
     public static Algorithm algorithm(final String text)
@@ -158,6 +158,9 @@ public final class CollNames
                 return Algorithm.RECURSIVE_DOUBLING;
             case "hd":
                 return Algorithm.HALVING_DOUBLING;
+            case "oneshot":
+            case "1shot":
+                return Algorithm.ONE_SHOT;
             default:
                 return Algorithm.parse(text);
         }
@@ -165,7 +168,7 @@ public final class CollNames
 
     /**
      * @param algorithm algorithm.
-     * @return its short name: auto, ring, tree, rd, hd.
+     * @return its short name: auto, ring, tree, rd, hd, oneshot.
      */
     public static String algorithmName(final Algorithm algorithm)
     {
@@ -175,6 +178,8 @@ public final class CollNames
                 return "rd";
             case HALVING_DOUBLING:
                 return "hd";
+            case ONE_SHOT:
+                return "oneshot";
             default:
                 return algorithm.name().toLowerCase(Locale.ROOT);
         }

@@ -137,6 +137,11 @@ public final class CostModel
                     (2.0 * s * (p - 1) / p + 2.0 * fold * s) * betaNsPerByte +
                     (s * (p - 1) / p + fold * s) * gammaNsPerByte;
             }
+            case ONE_SHOT:
+            {
+                final double pieces = Math.max(1, Math.ceil(s / chunkBytes));
+                return pieces * alphaNs + (size - 1) * s * (betaNsPerByte + gammaNsPerByte);
+            }
             default:
                 throw new IllegalArgumentException("no cost for " + algorithm);
         }

@@ -6,6 +6,7 @@ package io.verbs4j.collectives.engine;
 import io.verbs4j.collectives.algorithm.DisseminationBarrier;
 import io.verbs4j.collectives.algorithm.HalvingDoublingAllReduce;
 import io.verbs4j.collectives.algorithm.LinearGather;
+import io.verbs4j.collectives.algorithm.OneShotAllReduce;
 import io.verbs4j.collectives.algorithm.PairwiseAllToAll;
 import io.verbs4j.collectives.algorithm.PipelinedBroadcast;
 import io.verbs4j.collectives.algorithm.PipelinedReduce;
@@ -36,6 +37,7 @@ final class AlgorithmSet
     final TreeAllReduce treeAllReduce;
     final RecursiveDoublingAllReduce recursiveDoubling;
     final HalvingDoublingAllReduce halvingDoubling;
+    final OneShotAllReduce oneShot;
     final PipelinedBroadcast chainBroadcast;
     final PipelinedBroadcast treeBroadcast;
     final PipelinedReduce chainReduce;
@@ -61,6 +63,7 @@ final class AlgorithmSet
         treeAllReduce = new TreeAllReduce(steps, new DoubleBinaryTree(size));
         recursiveDoubling = new RecursiveDoublingAllReduce(steps);
         halvingDoubling = new HalvingDoublingAllReduce(steps);
+        oneShot = new OneShotAllReduce(steps);
         chainBroadcast = new PipelinedBroadcast(steps, RootedTree.chain(size));
         treeBroadcast = new PipelinedBroadcast(steps, RootedTree.binary(size));
         chainReduce = new PipelinedReduce(steps, RootedTree.chain(size));

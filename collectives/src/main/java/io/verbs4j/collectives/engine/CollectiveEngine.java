@@ -546,6 +546,9 @@ public final class CollectiveEngine implements AutoCloseable
             case HALVING_DOUBLING:
                 s.halvingDoubling.run(send, recv, count, type, op);
                 break;
+            case ONE_SHOT:
+                s.oneShot.run(send, recv, count, type, op);
+                break;
             default:
                 s.ringAllReduce.run(send, recv, count, type, op);
                 break;

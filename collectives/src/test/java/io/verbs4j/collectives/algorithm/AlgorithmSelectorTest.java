@@ -40,4 +40,24 @@ class AlgorithmSelectorTest
         assertEquals(Algorithm.HALVING_DOUBLING,
             new AlgorithmSelector(model, 2, CHUNK).allReduce(Algorithm.HALVING_DOUBLING, 1L << 20));
     }
+
+    @Test
+    void shouldPickOneShotForSmallMessagesAtMoreThanTwoRanksAndNeverPastItsRankLimit()
+    {
+        final CostModel model = new CostModel(10_000, 0.15, 1.0, true);
+        for (final int size : new int[] {3, 4, 8})
+        {
+            assertEquals(Algorithm.ONE_SHOT, new AlgorithmSelector(model, size, CHUNK).allReduce(Algorithm.AUTO, 8),
+                size + " ranks, 8 B: one round instead of log2(n) or a fold");
+        }
+        assertEquals(Algorithm.RECURSIVE_DOUBLING, new AlgorithmSelector(model, 2, CHUNK).allReduce(Algorithm.AUTO, 8),
+            "2 ranks: the same single exchange, and recursive doubling wins the tie");
+        assertEquals(Algorithm.RECURSIVE_DOUBLING,
+            new AlgorithmSelector(model, AlgorithmSelector.ONE_SHOT_MAX_RANKS * 2, CHUNK).allReduce(Algorithm.AUTO, 8));
+        assertEquals(Algorithm.ONE_SHOT, new AlgorithmSelector(model, 64, CHUNK).allReduce(Algorithm.ONE_SHOT, 8),
+            "pinned, it runs at any size");
+        final AlgorithmSelector four = new AlgorithmSelector(model, 4, CHUNK);
+        assertEquals(Algorithm.HALVING_DOUBLING, four.allReduce(Algorithm.AUTO, 1L << 20),
+            "large messages: 3x the bytes costs more than a round");
+    }
 }

@@ -35,7 +35,7 @@ class AllReduceEngineTest
             for (final long count : new long[]{0, 1, 7, 1009, 20_011})
             {
                 for (final Algorithm algorithm : new Algorithm[]{Algorithm.RING, Algorithm.TREE,
-                    Algorithm.RECURSIVE_DOUBLING, Algorithm.HALVING_DOUBLING})
+                    Algorithm.RECURSIVE_DOUBLING, Algorithm.HALVING_DOUBLING, Algorithm.ONE_SHOT})
                 {
                     final Object[] typeOp = Cases.TYPE_OPS[k++ % Cases.TYPE_OPS.length];
                     cases.add(Arguments.of(size, count, algorithm, typeOp[0], typeOp[1], 0 == k % 3));
