@@ -81,6 +81,13 @@ public class VerbsPostPollBenchmark
     @Param({ "false" })
     public boolean busyPoll;
 
+    /**
+     * {@code false}: no progress agent (the polling threads drive progress), so that the client's post and poll run
+     * alone on their core, as in {@code perftest --busy-poll}; {@code true}: the default progress thread.
+     */
+    @Param({ "true" })
+    public boolean progressThread;
+
     private DevicePair pair;
     private CompletionQueue clientCq;
     private QueuePair clientQp;
@@ -132,7 +139,8 @@ public class VerbsPostPollBenchmark
 
     private DeviceContext context()
     {
-        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff");
+        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff")
+            .progressThread(progressThread);
         if ("tcp".equals(provider))
         {
             context.property(TcpConfiguration.MODE_PROP_NAME, busyPoll ? "poll" : "event");
