@@ -80,6 +80,7 @@ public final class SendRequest
     private int immediateData;
     private long compareAdd;
     private long swap;
+    private int shapeChanges;
 
     /**
      * @param maxSge the most SGEs this request will hold.
@@ -105,7 +106,11 @@ public final class SendRequest
      */
     public SendRequest opcode(final int opcode)
     {
-        this.opcode = opcode;
+        if (opcode != this.opcode)
+        {
+            this.opcode = opcode;
+            shapeChanges++;
+        }
         return this;
     }
 
@@ -116,6 +121,10 @@ public final class SendRequest
      */
     public SendRequest flags(final int flags)
     {
+        if (0 != ((flags ^ this.flags) & (INLINE | INJECT)))
+        {
+            shapeChanges++;
+        }
         this.flags = flags;
         return this;
     }
@@ -223,6 +232,20 @@ public final class SendRequest
         this.compareAdd = compareAdd;
         this.swap = swap;
         return this;
+    }
+
+    /**
+     * A value that changes whenever something the post-time checks of a queue pair read changes: the opcode, the
+     * {@link #INLINE} and {@link #INJECT} flags and the SGEs (not the work-request id, the other flags, the remote
+     * address and key, the immediate or the atomic operands).
+     * A queue pair may skip re-checking and re-resolving the SGEs of the request it checked last when it is posted
+     * again with the same value (a request reused in a loop, as perftest and the collectives post them).
+     *
+     * @return the shape version.
+     */
+    public long shapeVersion()
+    {
+        return (long)shapeChanges << 32 | (sges.version() & 0xFFFF_FFFFL);
     }
 
     /** @return the correlation id. */

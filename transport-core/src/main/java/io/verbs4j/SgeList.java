@@ -14,6 +14,7 @@ final class SgeList
     private final int[] lengths;
     private final int[] lkeys;
     private int count;
+    private int version;
 
     /**
      * @param owner  the request kind, for messages.
@@ -34,6 +35,7 @@ final class SgeList
     void clear()
     {
         count = 0;
+        version++;
     }
 
     void add(final long address, final int length, final int lkey)
@@ -46,18 +48,27 @@ final class SgeList
         lengths[count] = length;
         lkeys[count] = lkey;
         count++;
+        version++;
     }
 
     void address(final int index, final long address)
     {
         checkIndex(index);
         addresses[index] = address;
+        version++;
     }
 
     void length(final int index, final int length)
     {
         checkIndex(index);
         lengths[index] = length;
+        version++;
+    }
+
+    /** @return a counter that changes with every change of the list. */
+    int version()
+    {
+        return version;
     }
 
     int count()

@@ -65,6 +65,7 @@ public abstract class AbstractQueuePair implements QueuePair
     private final WorkQueue sendQueue;
     private final WorkQueue recvQueue;
     private final AbstractMemoryRegion[] scratchRegions;
+    private final LastCheckedSend lastChecked;
     private final long[] scratchOffsets;
     private final int[] scratchLengths;
     private final AbstractMemoryRegion[] recvScratchRegions;
@@ -95,6 +96,7 @@ public abstract class AbstractQueuePair implements QueuePair
         final int maxSge = Math.max(config.maxSendSge(), config.maxRecvSge());
         scratchRegions = new AbstractMemoryRegion[maxSge];
         scratchOffsets = new long[maxSge];
+        lastChecked = new LastCheckedSend(config.maxSendSge());
         scratchLengths = new int[maxSge];
         recvScratchRegions = new AbstractMemoryRegion[maxSge];
         recvScratchOffsets = new long[maxSge];
@@ -173,23 +175,46 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_STATE;
         }
-        final int shape = validateSend(request);
-        if (OK != shape)
+        final AbstractMemoryRegion[] regions;
+        final long[] offsets;
+        final int localStatus;
+        if (lastChecked.matches(request))
         {
-            return shape;
+            // posted again unchanged: its checks passed and its SGEs resolved, their regions are still open
+            if (sendQueue.free() <= 0)
+            {
+                return BACK_PRESSURED;
+            }
+            regions = lastChecked.regions();
+            offsets = lastChecked.offsets();
+            localStatus = WcStatus.SUCCESS;
         }
-        if (sendQueue.free() <= 0)
+        else
         {
-            return BACK_PRESSURED;
+            final int shape = validateSend(request);
+            if (OK != shape)
+            {
+                return shape;
+            }
+            if (sendQueue.free() <= 0)
+            {
+                return BACK_PRESSURED;
+            }
+            localStatus = resolveSendSges(request);
+            regions = scratchRegions;
+            offsets = scratchOffsets;
+            if (WcStatus.SUCCESS == localStatus)
+            {
+                lastChecked.remember(request, scratchRegions, scratchOffsets);
+            }
         }
-        final int localStatus = resolveSendSges(request);
         if (null != directSend && WcStatus.SUCCESS == localStatus && QpState.RTS == current &&
-            directSend.tryPost(request, scratchRegions, scratchOffsets))
+            directSend.tryPost(request, regions, offsets))
         {
             return OK;
         }
         final long pos = sendQueue.reserve();
-        sendQueue.fillSend(pos, request, scratchRegions, scratchOffsets);
+        sendQueue.fillSend(pos, request, regions, offsets);
         if (WcStatus.SUCCESS != localStatus)
         {
             sendQueue.publish(pos);

@@ -810,6 +810,37 @@ public abstract class AbstractQueuePairConformanceTest extends AbstractConforman
     }
 
     @Test
+    void shouldCheckTheSameRequestObjectAgainWhenItsRegionClosedOrItsSgeChanged()
+    {
+        // A queue pair may skip the checks of the request object it checked last when it comes back unchanged: a
+        // closed region or a changed SGE must still be caught.
+        final QueuePair qp = connect(1, 64);
+        final Peer.RegionInfo remote = peer.allocate(256, ALL_REMOTE, false);
+        final MemoryRegion mr = allocate(64, Access.LOCAL_WRITE);
+        mr.setMemory(0, 64, (byte)9);
+        final SendRequest request = new SendRequest(1).wrId(1).opcode(Opcode.RDMA_WRITE).sge(mr, 0, 8)
+            .remote(remote.address(), remote.rkey());
+        post(qp, request);
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        post(qp, request.wrId(2));
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        post(qp, request.wrId(3).sgeLength(0, 128));
+        final Peer.Completion tooLong = awaitOne(cq);
+        assertStatus(WcStatus.LOC_PROT_ERR, tooLong);
+        assertEquals(3, tooLong.wrId());
+        final QueuePair again = connect(1, 64);
+        request.sgeLength(0, 8).remote(remote.address() + 64, remote.rkey());
+        post(again, request.wrId(4));
+        assertStatus(WcStatus.SUCCESS, awaitOne(cq));
+        mr.close();
+        post(again, request.wrId(5).remote(remote.address() + 128, remote.rkey()));
+        final Peer.Completion closed = awaitOne(cq);
+        assertStatus(WcStatus.LOC_PROT_ERR, closed);
+        assertEquals(5, closed.wrId());
+        assertArrayEquals(new byte[8], peer.read(remote.id(), 128, 8), "nothing written from the closed region");
+    }
+
+    @Test
     void shouldReportALocalProtectionErrorForAnSgeOutsideItsRegion()
     {
         final QueuePair qp = connect(1, 64);
