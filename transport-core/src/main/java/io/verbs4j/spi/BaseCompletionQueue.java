@@ -18,9 +18,10 @@ import org.agrona.BitUtil;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * The shared completion queue: a multi-producer, single-consumer ring of completion entries kept as primitive
- * arrays. Producers (work queues draining, from any thread) claim a position with one atomic add and publish the
- * entry with a release store of its sequence; the consumer reads entries in order.
+ * The shared completion queue: a multi-producer, single-consumer ring of 64-byte completion entries in one
+ * {@code long[]} ({@link CompletionRecord}). Producers (work queues draining, from any thread) claim a position
+ * with one atomic add and publish the entry with a release store of its sequence; the consumer reads entries in
+ * order.
  * <p>
  * Polling drives the provider's progress: every poll that finds nothing runs it, and so does at least every
  * {@value #MAX_POLLS_WITHOUT_PROGRESS}+1st poll that finds fewer entries than its limit (a poll that already has
@@ -32,7 +33,7 @@ import org.agrona.concurrent.IdleStrategy;
  */
 public class BaseCompletionQueue implements CompletionQueue
 {
-    private static final VarHandle SEQUENCES = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle TAIL;
     /**
      * Polls that found entries (fewer than their limit) and skipped the provider's progress, at most, before one
@@ -40,6 +41,8 @@ public class BaseCompletionQueue implements CompletionQueue
      * without a progress round each time, and progress is still driven by every few polls however busy the queue.
      */
     static final int MAX_POLLS_WITHOUT_PROGRESS = 3;
+    /** Most entries: the ring of 64-byte entries must fit one array. */
+    public static final int MAX_CAPACITY = 1 << 26;
 
     static
     {
@@ -56,15 +59,7 @@ public class BaseCompletionQueue implements CompletionQueue
     private final Object owner;
     private final int capacity;
     private final int mask;
-    private final long[] sequences;
-    private final long[] wrIds;
-    private final int[] statuses;
-    private final int[] opcodes;
-    private final int[] byteLengths;
-    private final int[] immediates;
-    private final int[] flags;
-    private final int[] qpNumbers;
-    private final long[] positions;
+    private final long[] records;
     private final WorkQueue[] queues;
     private final Progress progress;
     private final IdleStrategy waitIdleStrategy;
@@ -95,17 +90,14 @@ public class BaseCompletionQueue implements CompletionQueue
         }
         this.owner = owner;
         this.capacity = capacity;
+        if (capacity > MAX_CAPACITY)
+        {
+            throw new IllegalArgumentException("completion queue capacity must be at most " + MAX_CAPACITY +
+                ", was " + capacity);
+        }
         final int ringCapacity = BitUtil.findNextPositivePowerOfTwo(capacity);
         this.mask = ringCapacity - 1;
-        sequences = new long[ringCapacity];
-        wrIds = new long[ringCapacity];
-        statuses = new int[ringCapacity];
-        opcodes = new int[ringCapacity];
-        byteLengths = new int[ringCapacity];
-        immediates = new int[ringCapacity];
-        flags = new int[ringCapacity];
-        qpNumbers = new int[ringCapacity];
-        positions = new long[ringCapacity];
+        records = new long[ringCapacity * CompletionRecord.WORDS];
         queues = new WorkQueue[ringCapacity];
         this.progress = progress;
         this.waitIdleStrategy = waitIdleStrategy;
@@ -197,16 +189,15 @@ public class BaseCompletionQueue implements CompletionQueue
     {
         final long sequence = (long)TAIL.getAndAdd(this, 1L);
         final int idx = (int)sequence & mask;
-        wrIds[idx] = wrId;
-        statuses[idx] = status;
-        opcodes[idx] = opcode;
-        byteLengths[idx] = byteLength;
-        immediates[idx] = immediate;
-        flags[idx] = cqFlags;
-        qpNumbers[idx] = qpNumber;
-        positions[idx] = pos;
+        final long[] records = this.records;
+        final int base = idx * CompletionRecord.WORDS;
+        records[base + CompletionRecord.WR_ID] = wrId;
+        records[base + CompletionRecord.POSITION] = pos;
+        records[base + CompletionRecord.STATUS_OPCODE] = CompletionRecord.pack(status, opcode);
+        records[base + CompletionRecord.BYTE_LENGTH_IMMEDIATE] = CompletionRecord.pack(byteLength, immediate);
+        records[base + CompletionRecord.FLAGS_QP_NUMBER] = CompletionRecord.pack(cqFlags, qpNumber);
         queues[idx] = queue;
-        SEQUENCES.setRelease(sequences, idx, sequence + 1);
+        WORDS.setRelease(records, base + CompletionRecord.SEQUENCE, sequence + 1);
     }
 
     /** {@inheritDoc} */
@@ -309,18 +300,22 @@ public class BaseCompletionQueue implements CompletionQueue
         while (count < limit)
         {
             final int idx = (int)sequence & mask;
-            if ((long)SEQUENCES.getAcquire(sequences, idx) != sequence + 1)
+            final int base = idx * CompletionRecord.WORDS;
+            if ((long)WORDS.getAcquire(records, base + CompletionRecord.SEQUENCE) != sequence + 1)
             {
                 break;
             }
-            final long wrId = wrIds[idx];
-            final int status = statuses[idx];
-            final int opcode = opcodes[idx];
-            final int byteLength = byteLengths[idx];
-            final int immediate = immediates[idx];
-            final int cqFlags = flags[idx];
-            final int qpNumber = qpNumbers[idx];
-            final long pos = positions[idx];
+            final long wrId = records[base + CompletionRecord.WR_ID];
+            final long pos = records[base + CompletionRecord.POSITION];
+            final long statusOpcode = records[base + CompletionRecord.STATUS_OPCODE];
+            final long lengthImmediate = records[base + CompletionRecord.BYTE_LENGTH_IMMEDIATE];
+            final long flagsQp = records[base + CompletionRecord.FLAGS_QP_NUMBER];
+            final int status = CompletionRecord.high(statusOpcode);
+            final int opcode = CompletionRecord.low(statusOpcode);
+            final int byteLength = CompletionRecord.high(lengthImmediate);
+            final int immediate = CompletionRecord.low(lengthImmediate);
+            final int cqFlags = CompletionRecord.high(flagsQp);
+            final int qpNumber = CompletionRecord.low(flagsQp);
             final WorkQueue queue = queues[idx];
             queues[idx] = null;
             sequence++;

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.spi;
+
+/**
+ * Layout of one completion entry of a {@link BaseCompletionQueue}: eight longs, 64 bytes, in one {@code long[]}.
+ * <pre>
+ *   word 0  sequence      + 1 once published (release store; the consumer's acquire load)
+ *   word 1  wrId
+ *   word 2  position      of the work-queue slot the entry completes
+ *   word 3  status        (high 32 bits)  | opcode     (low 32 bits)
+ *   word 4  byteLength    (high 32 bits)  | immediate  (low 32 bits)
+ *   word 5  flags         (high 32 bits)  | qpNumber   (low 32 bits)
+ *   word 6-7 unused: an entry is 64 bytes, so a producer writes one entry's words and not its neighbour's
+ * </pre>
+ * One entry spans at most two cache lines (the JVM does not align the array's elements to a line), where the nine
+ * parallel arrays it replaces touched ten lines per entry, written by the producer and read again by the consumer.
+ * The work queue of the entry stays in a parallel {@code WorkQueue[]} (a reference, not a number).
+ */
+final class CompletionRecord
+{
+    /** Longs per entry. */
+    static final int WORDS = 8;
+    /** Bytes per entry. */
+    static final int LENGTH = WORDS * Long.BYTES;
+    static final int SEQUENCE = 0;
+    static final int WR_ID = 1;
+    static final int POSITION = 2;
+    static final int STATUS_OPCODE = 3;
+    static final int BYTE_LENGTH_IMMEDIATE = 4;
+    static final int FLAGS_QP_NUMBER = 5;
+
+    private CompletionRecord()
+    {
+    }
+
+    /**
+     * @param high the value of the high 32 bits.
+     * @param low  the value of the low 32 bits.
+     * @return both in one word.
+     */
+    static long pack(final int high, final int low)
+    {
+        return (long)high << 32 | (low & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * @param word a packed word.
+     * @return its high 32 bits.
+     */
+    static int high(final long word)
+    {
+        return (int)(word >>> 32);
+    }
+
+    /**
+     * @param word a packed word.
+     * @return its low 32 bits.
+     */
+    static int low(final long word)
+    {
+        return (int)word;
+    }
+}
