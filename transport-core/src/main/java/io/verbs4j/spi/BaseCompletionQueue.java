@@ -193,9 +193,9 @@ public class BaseCompletionQueue implements CompletionQueue
         final int base = idx * CompletionRecord.WORDS;
         records[base + CompletionRecord.WR_ID] = wrId;
         records[base + CompletionRecord.POSITION] = pos;
-        records[base + CompletionRecord.STATUS_OPCODE] = CompletionRecord.pack(status, opcode);
-        records[base + CompletionRecord.BYTE_LENGTH_IMMEDIATE] = CompletionRecord.pack(byteLength, immediate);
-        records[base + CompletionRecord.FLAGS_QP_NUMBER] = CompletionRecord.pack(cqFlags, qpNumber);
+        records[base + CompletionRecord.STATUS_OPCODE] = IntPair.pack(status, opcode);
+        records[base + CompletionRecord.BYTE_LENGTH_IMMEDIATE] = IntPair.pack(byteLength, immediate);
+        records[base + CompletionRecord.FLAGS_QP_NUMBER] = IntPair.pack(cqFlags, qpNumber);
         queues[idx] = queue;
         WORDS.setRelease(records, base + CompletionRecord.SEQUENCE, sequence + 1);
     }
@@ -310,12 +310,12 @@ public class BaseCompletionQueue implements CompletionQueue
             final long statusOpcode = records[base + CompletionRecord.STATUS_OPCODE];
             final long lengthImmediate = records[base + CompletionRecord.BYTE_LENGTH_IMMEDIATE];
             final long flagsQp = records[base + CompletionRecord.FLAGS_QP_NUMBER];
-            final int status = CompletionRecord.high(statusOpcode);
-            final int opcode = CompletionRecord.low(statusOpcode);
-            final int byteLength = CompletionRecord.high(lengthImmediate);
-            final int immediate = CompletionRecord.low(lengthImmediate);
-            final int cqFlags = CompletionRecord.high(flagsQp);
-            final int qpNumber = CompletionRecord.low(flagsQp);
+            final int status = IntPair.high(statusOpcode);
+            final int opcode = IntPair.low(statusOpcode);
+            final int byteLength = IntPair.high(lengthImmediate);
+            final int immediate = IntPair.low(lengthImmediate);
+            final int cqFlags = IntPair.high(flagsQp);
+            final int qpNumber = IntPair.low(flagsQp);
             final WorkQueue queue = queues[idx];
             queues[idx] = null;
             sequence++;

@@ -16,7 +16,8 @@ package io.verbs4j.spi;
  * </pre>
  * One entry spans at most two cache lines (the JVM does not align the array's elements to a line), where the nine
  * parallel arrays it replaces touched ten lines per entry, written by the producer and read again by the consumer.
- * The work queue of the entry stays in a parallel {@code WorkQueue[]} (a reference, not a number).
+ * The work queue of the entry stays in a parallel {@code WorkQueue[]} (a reference, not a number). Pairs of ints are
+ * packed with {@link IntPair}.
  */
 final class CompletionRecord
 {
@@ -33,33 +34,5 @@ final class CompletionRecord
 
     private CompletionRecord()
     {
-    }
-
-    /**
-     * @param high the value of the high 32 bits.
-     * @param low  the value of the low 32 bits.
-     * @return both in one word.
-     */
-    static long pack(final int high, final int low)
-    {
-        return (long)high << 32 | (low & 0xFFFF_FFFFL);
-    }
-
-    /**
-     * @param word a packed word.
-     * @return its high 32 bits.
-     */
-    static int high(final long word)
-    {
-        return (int)(word >>> 32);
-    }
-
-    /**
-     * @param word a packed word.
-     * @return its low 32 bits.
-     */
-    static int low(final long word)
-    {
-        return (int)word;
     }
 }

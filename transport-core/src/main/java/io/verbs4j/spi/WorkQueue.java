@@ -17,6 +17,8 @@ import org.agrona.UnsafeApi;
 /**
  * A send or receive queue of a queue pair: pre-allocated slots holding copies of posted work requests (with their
  * SGEs resolved to regions), their completion state, and the in-order hand-over of completions to a CQ.
+ * Each slot is a 64-byte request record and a 64-byte completion record ({@link WorkRecord}), its state word and its
+ * SGEs.
  * <p>
  * Life of a slot at position {@code pos}: the poster {@link #reserve() reserves} and fills it and
  * {@link #publish(long) publishes} it (POSTED); the provider, from any thread, {@link #complete completes} it once
@@ -66,27 +68,14 @@ public final class WorkQueue
     private final int maxInline;
     private final long[] states;
 
-    private final long[] wrIds;
-    private final int[] opcodes;
-    private final int[] flags;
-    private final int[] sgeCounts;
-    private final long[] totalLengths;
+    private final long[] requests;
     private final AbstractMemoryRegion[] sgeRegions;
     private final long[] sgeOffsets;
     private final int[] sgeLengths;
-    private final long[] remoteAddresses;
-    private final int[] rkeys;
-    private final int[] immediates;
-    private final long[] compareAdds;
-    private final long[] swaps;
     private final ByteBuffer inlineBuffer;
     private final long inlineBase;
 
-    private final int[] statuses;
-    private final int[] completionOpcodes;
-    private final int[] byteLengths;
-    private final int[] completionImmediates;
-    private final int[] completionFlags;
+    private final long[] completions;
 
     private volatile long posted;
     private volatile long released;
@@ -111,24 +100,11 @@ public final class WorkQueue
         this.maxInline = maxInline;
         states = new long[capacity];
         java.util.Arrays.fill(states, UNUSED);
-        wrIds = new long[capacity];
-        opcodes = new int[capacity];
-        flags = new int[capacity];
-        sgeCounts = new int[capacity];
-        totalLengths = new long[capacity];
+        requests = new long[capacity * WorkRecord.WORDS];
+        completions = new long[capacity * WorkRecord.WORDS];
         sgeRegions = new AbstractMemoryRegion[capacity * maxSge];
         sgeOffsets = new long[capacity * maxSge];
         sgeLengths = new int[capacity * maxSge];
-        remoteAddresses = new long[capacity];
-        rkeys = new int[capacity];
-        immediates = new int[capacity];
-        compareAdds = new long[capacity];
-        swaps = new long[capacity];
-        statuses = new int[capacity];
-        completionOpcodes = new int[capacity];
-        byteLengths = new int[capacity];
-        completionImmediates = new int[capacity];
-        completionFlags = new int[capacity];
         if (maxInline > 0)
         {
             inlineBuffer = BufferUtil.allocateDirectAligned(
@@ -187,17 +163,17 @@ public final class WorkQueue
         final long pos, final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
         final int idx = (int)pos & mask;
-        wrIds[idx] = request.wrId();
-        opcodes[idx] = request.opcode();
+        final long[] requests = this.requests;
+        final int record = idx * WorkRecord.WORDS;
         final int postedFlags = postedFlags(request.flags());
-        flags[idx] = postedFlags;
-        remoteAddresses[idx] = request.remoteAddress();
-        rkeys[idx] = request.rkey();
-        immediates[idx] = request.immediateData();
-        compareAdds[idx] = request.compareAdd();
-        swaps[idx] = request.swap();
         final int count = request.sgeCount();
-        sgeCounts[idx] = count;
+        requests[record + WorkRecord.WR_ID] = request.wrId();
+        requests[record + WorkRecord.OPCODE_FLAGS] = IntPair.pack(request.opcode(), postedFlags);
+        requests[record + WorkRecord.REMOTE_ADDRESS] = request.remoteAddress();
+        requests[record + WorkRecord.RKEY_IMMEDIATE] = IntPair.pack(request.rkey(), request.immediateData());
+        requests[record + WorkRecord.COMPARE_ADD] = request.compareAdd();
+        requests[record + WorkRecord.SWAP] = request.swap();
+        requests[record + WorkRecord.SGE_COUNT] = count;
         long total = 0;
         boolean resolved = true;
         final int base = idx * maxSge;
@@ -209,7 +185,7 @@ public final class WorkQueue
             total += request.sgeLength(i);
             resolved &= null != regions[i];
         }
-        totalLengths[idx] = total;
+        requests[record + WorkRecord.TOTAL_LENGTH] = total;
         // An SGE that failed its lkey check has no region: the slot completes with LOC_PROT_ERR, nothing to copy.
         if (resolved && 0 != (postedFlags & SendRequest.INLINE))
         {
@@ -236,10 +212,11 @@ public final class WorkQueue
         final int[] lengths)
     {
         final int idx = (int)pos & mask;
-        wrIds[idx] = wrId;
-        opcodes[idx] = Opcode.RECV;
-        flags[idx] = SendRequest.SIGNALED;
-        sgeCounts[idx] = count;
+        final long[] requests = this.requests;
+        final int record = idx * WorkRecord.WORDS;
+        requests[record + WorkRecord.WR_ID] = wrId;
+        requests[record + WorkRecord.OPCODE_FLAGS] = IntPair.pack(Opcode.RECV, SendRequest.SIGNALED);
+        requests[record + WorkRecord.SGE_COUNT] = count;
         long total = 0;
         final int base = idx * maxSge;
         for (int i = 0; i < count; i++)
@@ -249,7 +226,7 @@ public final class WorkQueue
             sgeLengths[base + i] = lengths[i];
             total += lengths[i];
         }
-        totalLengths[idx] = total;
+        requests[record + WorkRecord.TOTAL_LENGTH] = total;
     }
 
     /**
@@ -317,11 +294,10 @@ public final class WorkQueue
         {
             return false;
         }
-        statuses[idx] = status;
-        completionOpcodes[idx] = opcode;
-        byteLengths[idx] = byteLength;
-        completionImmediates[idx] = immediate;
-        completionFlags[idx] = cqFlags;
+        final int record = idx * WorkRecord.WORDS;
+        completions[record + WorkRecord.STATUS_OPCODE] = IntPair.pack(status, opcode);
+        completions[record + WorkRecord.BYTE_LENGTH_IMMEDIATE] = IntPair.pack(byteLength, immediate);
+        completions[record + WorkRecord.COMPLETION_FLAGS] = cqFlags;
         STATES.setRelease(states, idx, pos << 2 | PHASE_DONE);
         return true;
     }
@@ -374,7 +350,7 @@ public final class WorkQueue
         for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
         {
             final int idx = (int)pos & mask;
-            complete(pos, WcStatus.WR_FLUSH_ERR, sendQueue ? opcodes[idx] : Opcode.RECV, 0, 0, 0);
+            complete(pos, WcStatus.WR_FLUSH_ERR, sendQueue ? opcode(pos) : Opcode.RECV, 0, 0, 0);
         }
     }
 
@@ -390,7 +366,7 @@ public final class WorkQueue
         for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
         {
             final int idx = (int)pos & mask;
-            if (complete(pos, status, sendQueue ? opcodes[idx] : Opcode.RECV, 0, 0, 0))
+            if (complete(pos, status, sendQueue ? opcode(pos) : Opcode.RECV, 0, 0, 0))
             {
                 return true;
             }
@@ -424,8 +400,11 @@ public final class WorkQueue
                     {
                         break;
                     }
-                    int status = statuses[idx];
-                    int byteLength = byteLengths[idx];
+                    final int record = idx * WorkRecord.WORDS;
+                    final long statusOpcode = completions[record + WorkRecord.STATUS_OPCODE];
+                    final long lengthImmediate = completions[record + WorkRecord.BYTE_LENGTH_IMMEDIATE];
+                    int status = IntPair.high(statusOpcode);
+                    int byteLength = IntPair.high(lengthImmediate);
                     if (errorDrained && WcStatus.SUCCESS == status)
                     {
                         // Verbs completes in order: once an error was reported, every later request is flushed,
@@ -434,10 +413,12 @@ public final class WorkQueue
                         byteLength = 0;
                     }
                     errorDrained |= WcStatus.SUCCESS != status;
-                    if (!sendQueue || WcStatus.SUCCESS != status || 0 != (flags[idx] & SendRequest.SIGNALED))
+                    if (!sendQueue || WcStatus.SUCCESS != status ||
+                        0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED))
                     {
-                        cq.produce(this, pos, wrIds[idx], status, completionOpcodes[idx], byteLength,
-                            completionImmediates[idx], completionFlags[idx], qpNumber);
+                        cq.produce(this, pos, requests[record + WorkRecord.WR_ID], status,
+                            IntPair.low(statusOpcode), byteLength, IntPair.low(lengthImmediate),
+                            (int)completions[record + WorkRecord.COMPLETION_FLAGS], qpNumber);
                     }
                     pos++;
                 }
@@ -493,7 +474,7 @@ public final class WorkQueue
         final int flags,
         final int byteLength)
     {
-        // Only the state word: nothing reads a slot's request or completion arrays once the cursor is past it.
+        // Only the state word: nothing reads a slot's request or completion records once the cursor is past it.
         final long pos = posted;
         STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_DONE);
         POSTED.setRelease(this, pos + 1);
@@ -556,7 +537,7 @@ public final class WorkQueue
      */
     public long wrId(final long pos)
     {
-        return wrIds[(int)pos & mask];
+        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.WR_ID];
     }
 
     /**
@@ -565,7 +546,7 @@ public final class WorkQueue
      */
     public int opcode(final long pos)
     {
-        return opcodes[(int)pos & mask];
+        return IntPair.high(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.OPCODE_FLAGS]);
     }
 
     /**
@@ -574,7 +555,7 @@ public final class WorkQueue
      */
     public int flags(final long pos)
     {
-        return flags[(int)pos & mask];
+        return IntPair.low(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.OPCODE_FLAGS]);
     }
 
     /**
@@ -583,7 +564,7 @@ public final class WorkQueue
      */
     public boolean isInline(final long pos)
     {
-        return 0 != (flags[(int)pos & mask] & SendRequest.INLINE);
+        return 0 != (flags(pos) & SendRequest.INLINE);
     }
 
     /**
@@ -601,7 +582,7 @@ public final class WorkQueue
      */
     public long totalLength(final long pos)
     {
-        return totalLengths[(int)pos & mask];
+        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.TOTAL_LENGTH];
     }
 
     /**
@@ -610,7 +591,7 @@ public final class WorkQueue
      */
     public int sgeCount(final long pos)
     {
-        return sgeCounts[(int)pos & mask];
+        return (int)requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.SGE_COUNT];
     }
 
     /**
@@ -649,7 +630,7 @@ public final class WorkQueue
      */
     public long remoteAddress(final long pos)
     {
-        return remoteAddresses[(int)pos & mask];
+        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.REMOTE_ADDRESS];
     }
 
     /**
@@ -658,7 +639,7 @@ public final class WorkQueue
      */
     public int rkey(final long pos)
     {
-        return rkeys[(int)pos & mask];
+        return IntPair.high(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.RKEY_IMMEDIATE]);
     }
 
     /**
@@ -667,7 +648,7 @@ public final class WorkQueue
      */
     public int immediateData(final long pos)
     {
-        return immediates[(int)pos & mask];
+        return IntPair.low(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.RKEY_IMMEDIATE]);
     }
 
     /**
@@ -676,7 +657,7 @@ public final class WorkQueue
      */
     public long compareAdd(final long pos)
     {
-        return compareAdds[(int)pos & mask];
+        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.COMPARE_ADD];
     }
 
     /**
@@ -685,7 +666,7 @@ public final class WorkQueue
      */
     public long swap(final long pos)
     {
-        return swaps[(int)pos & mask];
+        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.SWAP];
     }
 
     /**
@@ -818,7 +799,8 @@ public final class WorkQueue
         final int base = idx * maxSge;
         long skip = start;
         long done = 0;
-        for (int i = 0, n = sgeCounts[idx]; i < n && done < length; i++)
+        for (int i = 0, n = (int)requests[idx * WorkRecord.WORDS + WorkRecord.SGE_COUNT]; i < n && done < length;
+            i++)
         {
             final long sgeLength = sgeLengths[base + i];
             if (skip >= sgeLength)

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class CompletionRecordTest
+class RecordLayoutTest
 {
     @Test
     void shouldLayAnEntryOutAsSixDistinctWordsOfSixtyFourBytes()
@@ -27,6 +27,27 @@ class CompletionRecordTest
     }
 
     @Test
+    void shouldLayAWorkQueueSlotOutAsARequestAndACompletionRecordOfSixtyFourBytesEach()
+    {
+        assertEquals(64, WorkRecord.LENGTH);
+        final Set<Integer> request = new HashSet<>();
+        for (final int word : new int[]{WorkRecord.WR_ID, WorkRecord.OPCODE_FLAGS, WorkRecord.TOTAL_LENGTH,
+            WorkRecord.REMOTE_ADDRESS, WorkRecord.RKEY_IMMEDIATE, WorkRecord.COMPARE_ADD, WorkRecord.SWAP,
+            WorkRecord.SGE_COUNT})
+        {
+            assertTrue(word >= 0 && word < WorkRecord.WORDS);
+            assertTrue(request.add(word), "request word " + word + " used twice");
+        }
+        final Set<Integer> completion = new HashSet<>();
+        for (final int word : new int[]{WorkRecord.STATUS_OPCODE, WorkRecord.BYTE_LENGTH_IMMEDIATE,
+            WorkRecord.COMPLETION_FLAGS})
+        {
+            assertTrue(word >= 0 && word < WorkRecord.WORDS);
+            assertTrue(completion.add(word), "completion word " + word + " used twice");
+        }
+    }
+
+    @Test
     void shouldPackTwoIntsOfAnySignAndGetThemBack()
     {
         final int[] values = {0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0x8000_0001, 12_345};
@@ -34,9 +55,9 @@ class CompletionRecordTest
         {
             for (final int low : values)
             {
-                final long word = CompletionRecord.pack(high, low);
-                assertEquals(high, CompletionRecord.high(word));
-                assertEquals(low, CompletionRecord.low(word));
+                final long word = IntPair.pack(high, low);
+                assertEquals(high, IntPair.high(word));
+                assertEquals(low, IntPair.low(word));
             }
         }
     }
