@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LastCheckedSendTest
 {
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(256);
-    private final AbstractMemoryRegion region = new AbstractMemoryRegion(new BareDevice().domain(),
+    private final AbstractMemoryRegion region = new AbstractMemoryRegion(new BareDevice(0, null).domain(),
         RegionMemory.contiguous(BufferUtil.address(buffer), 256, buffer), 0x1000, 7, 8, Access.LOCAL_WRITE)
     {
         protected void release()
@@ -94,57 +94,5 @@ class LastCheckedSendTest
         assertTrue(last.matches(request));
         region.close();
         assertFalse(last.matches(request), "a region closed since the checks");
-    }
-
-    /** Just enough of a device for a protection domain that a region can be closed in. */
-    private static final class BareDevice extends AbstractDevice
-    {
-        BareDevice()
-        {
-            super("bare", new io.verbs4j.Capabilities(io.verbs4j.Capabilities.MSG, 1 << 20, 4, 64, 64, 1024, 1 << 20,
-                64), new io.verbs4j.config.DeviceContext());
-        }
-
-        AbstractProtectionDomain domain()
-        {
-            return (AbstractProtectionDomain)allocateProtectionDomain();
-        }
-
-        protected AbstractProtectionDomain newProtectionDomain()
-        {
-            return new AbstractProtectionDomain(this)
-            {
-                protected AbstractMemoryRegion newAllocatedRegion(
-                    final long length, final int access, final int lkey, final int rkey)
-                {
-                    throw new UnsupportedOperationException();
-                }
-
-                protected AbstractMemoryRegion newRegisteredRegion(
-                    final ByteBuffer buffer, final int access, final int lkey, final int rkey)
-                {
-                    throw new UnsupportedOperationException();
-                }
-
-                protected AbstractQueuePair newQueuePair(final io.verbs4j.QueuePairConfig config, final int qpNumber)
-                {
-                    throw new UnsupportedOperationException();
-                }
-            };
-        }
-
-        protected Progress progress()
-        {
-            return Progress.NONE;
-        }
-
-        protected void onClose()
-        {
-        }
-
-        public io.verbs4j.ConnectionManager connectionManager()
-        {
-            throw new UnsupportedOperationException();
-        }
     }
 }

@@ -3,7 +3,6 @@
 
 package io.verbs4j.spi;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,7 +16,6 @@ import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
-import io.verbs4j.config.DeviceContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class PostListTest
 {
-    private final RecordingDevice device = new RecordingDevice(Capabilities.INLINE | Capabilities.INJECT);
+    private final BareDevice device = new BareDevice(Capabilities.INLINE | Capabilities.INJECT, this::newQueuePair);
     private final CompletionQueue cq = device.createCompletionQueue(64);
     private final RecordingQueuePair qp = (RecordingQueuePair)device.allocateProtectionDomain()
         .createQueuePair(new QueuePairConfig(cq).sendDepth(8).recvDepth(8).maxInlineLength(16));
@@ -143,7 +141,7 @@ class PostListTest
     @Test
     void shouldRefuseAnInjectWhereTheDeviceDoesNotAdvertiseIt()
     {
-        final RecordingDevice inlineOnly = new RecordingDevice(Capabilities.INLINE);
+        final BareDevice inlineOnly = new BareDevice(Capabilities.INLINE, this::newQueuePair);
         try
         {
             final CompletionQueue otherCq = inlineOnly.createCompletionQueue(16);
@@ -191,51 +189,10 @@ class PostListTest
         }
     }
 
-    /** A device whose queue pairs record what the shared code asks of them. */
-    private final class RecordingDevice extends AbstractDevice
+    private AbstractQueuePair newQueuePair(final AbstractProtectionDomain pd, final QueuePairConfig config,
+        final int qpNumber)
     {
-        RecordingDevice(final int flags)
-        {
-            super("recording", new Capabilities(Capabilities.MSG | Capabilities.RMA_WRITE | flags,
-                1 << 20, 4, 64, 64, 1024, 1 << 20, 64), new DeviceContext());
-        }
-
-        protected AbstractProtectionDomain newProtectionDomain()
-        {
-            return new AbstractProtectionDomain(this)
-            {
-                protected AbstractMemoryRegion newAllocatedRegion(
-                    final long length, final int access, final int lkey, final int rkey)
-                {
-                    throw new UnsupportedOperationException();
-                }
-
-                protected AbstractMemoryRegion newRegisteredRegion(
-                    final ByteBuffer buffer, final int access, final int lkey, final int rkey)
-                {
-                    throw new UnsupportedOperationException();
-                }
-
-                protected AbstractQueuePair newQueuePair(final QueuePairConfig config, final int qpNumber)
-                {
-                    return new RecordingQueuePair(this, config, qpNumber);
-                }
-            };
-        }
-
-        protected Progress progress()
-        {
-            return Progress.NONE;
-        }
-
-        protected void onClose()
-        {
-        }
-
-        public io.verbs4j.ConnectionManager connectionManager()
-        {
-            throw new UnsupportedOperationException();
-        }
+        return new RecordingQueuePair(pd, config, qpNumber);
     }
 
     private final class RecordingQueuePair extends AbstractQueuePair
