@@ -175,37 +175,30 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_STATE;
         }
-        final AbstractMemoryRegion[] regions;
-        final long[] offsets;
-        final int localStatus;
-        if (lastChecked.matches(request))
-        {
-            // posted again unchanged: its checks passed and its SGEs resolved, their regions are still open
-            if (sendQueue.free() <= 0)
-            {
-                return BACK_PRESSURED;
-            }
-            regions = lastChecked.regions();
-            offsets = lastChecked.offsets();
-            localStatus = WcStatus.SUCCESS;
-        }
-        else
+        // A request object posted again unchanged passed these checks and its SGEs are resolved, regions still open.
+        final boolean unchecked = !lastChecked.matches(request);
+        if (unchecked)
         {
             final int shape = validateSend(request);
             if (OK != shape)
             {
                 return shape;
             }
-            if (sendQueue.free() <= 0)
-            {
-                return BACK_PRESSURED;
-            }
-            localStatus = resolveSendSges(request);
-            regions = scratchRegions;
-            offsets = scratchOffsets;
+        }
+        if (sendQueue.free() <= 0)
+        {
+            return BACK_PRESSURED;
+        }
+        final AbstractMemoryRegion[] regions = lastChecked.regions();
+        final long[] offsets = lastChecked.offsets();
+        int localStatus = WcStatus.SUCCESS;
+        if (unchecked)
+        {
+            lastChecked.forget();
+            localStatus = resolveSendSges(request, regions, offsets);
             if (WcStatus.SUCCESS == localStatus)
             {
-                lastChecked.remember(request, scratchRegions, scratchOffsets);
+                lastChecked.remember(request);
             }
         }
         if (null != directSend && WcStatus.SUCCESS == localStatus && QpState.RTS == current &&
@@ -256,7 +249,7 @@ public abstract class AbstractQueuePair implements QueuePair
                 status = BACK_PRESSURED;
                 break;
             }
-            final int localStatus = resolveSendSges(request);
+            final int localStatus = resolveSendSges(request, scratchRegions, scratchOffsets);
             if (runStart < 0)
             {
                 // Directly only with nothing of this list waiting to be published: DirectSend checks the rest.
@@ -785,7 +778,8 @@ public abstract class AbstractQueuePair implements QueuePair
         return OK;
     }
 
-    private int resolveSendSges(final SendRequest request)
+    private int resolveSendSges(
+        final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
         final boolean needsLocalWrite = Opcode.writesLocalMemory(request.opcode());
         int status = WcStatus.SUCCESS;
@@ -796,13 +790,13 @@ public abstract class AbstractQueuePair implements QueuePair
             if (offset < 0 || (needsLocalWrite && 0 == (region.access() & Access.LOCAL_WRITE)))
             {
                 status = WcStatus.LOC_PROT_ERR;
-                scratchRegions[i] = null;
-                scratchOffsets[i] = 0;
+                regions[i] = null;
+                offsets[i] = 0;
             }
             else
             {
-                scratchRegions[i] = region;
-                scratchOffsets[i] = offset;
+                regions[i] = region;
+                offsets[i] = offset;
             }
         }
         return status;

@@ -60,22 +60,18 @@ final class LastCheckedSend
     }
 
     /**
-     * Remembers a request that passed every check with every SGE resolved (anything else must not be remembered).
+     * Remembers a request that passed every check with every SGE resolved into {@link #regions()} and
+     * {@link #offsets()} (anything else must not be remembered; call {@link #forget()} before resolving into them).
      *
-     * @param checked  the request.
-     * @param resolved the region of each SGE.
-     * @param at       the offset of each SGE in its region.
+     * @param checked the request.
      */
-    void remember(final SendRequest checked, final AbstractMemoryRegion[] resolved, final long[] at)
+    void remember(final SendRequest checked)
     {
         if (Opcode.isAtomic(checked.opcode()))
         {
-            forget();
             return;
         }
         final int n = checked.sgeCount();
-        System.arraycopy(resolved, 0, regions, 0, n);
-        System.arraycopy(at, 0, offsets, 0, n);
         for (int i = n; i < count; i++)
         {
             regions[i] = null;
@@ -91,13 +87,13 @@ final class LastCheckedSend
         request = null;
     }
 
-    /** @return the region of each SGE of the remembered request. */
+    /** @return the region of each SGE of the remembered request; where a request being checked is resolved. */
     AbstractMemoryRegion[] regions()
     {
         return regions;
     }
 
-    /** @return the offset of each SGE of the remembered request in its region. */
+    /** @return the offset of each SGE of the remembered request in its region; see {@link #regions()}. */
     long[] offsets()
     {
         return offsets;

@@ -531,13 +531,18 @@ public final class WorkQueue
             (long)STATES.getAcquire(states, (int)pos & mask) == (pos << 2 | PHASE_DONE);
     }
 
+    private long requestWord(final long pos, final int word)
+    {
+        return requests[((int)pos & mask) * WorkRecord.WORDS + word];
+    }
+
     /**
      * @param pos position.
      * @return the correlation id.
      */
     public long wrId(final long pos)
     {
-        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.WR_ID];
+        return requestWord(pos, WorkRecord.WR_ID);
     }
 
     /**
@@ -546,7 +551,7 @@ public final class WorkQueue
      */
     public int opcode(final long pos)
     {
-        return IntPair.high(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.OPCODE_FLAGS]);
+        return IntPair.high(requestWord(pos, WorkRecord.OPCODE_FLAGS));
     }
 
     /**
@@ -555,7 +560,7 @@ public final class WorkQueue
      */
     public int flags(final long pos)
     {
-        return IntPair.low(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.OPCODE_FLAGS]);
+        return IntPair.low(requestWord(pos, WorkRecord.OPCODE_FLAGS));
     }
 
     /**
@@ -582,7 +587,7 @@ public final class WorkQueue
      */
     public long totalLength(final long pos)
     {
-        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.TOTAL_LENGTH];
+        return requestWord(pos, WorkRecord.TOTAL_LENGTH);
     }
 
     /**
@@ -591,7 +596,7 @@ public final class WorkQueue
      */
     public int sgeCount(final long pos)
     {
-        return (int)requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.SGE_COUNT];
+        return (int)requestWord(pos, WorkRecord.SGE_COUNT);
     }
 
     /**
@@ -630,7 +635,7 @@ public final class WorkQueue
      */
     public long remoteAddress(final long pos)
     {
-        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.REMOTE_ADDRESS];
+        return requestWord(pos, WorkRecord.REMOTE_ADDRESS);
     }
 
     /**
@@ -639,7 +644,7 @@ public final class WorkQueue
      */
     public int rkey(final long pos)
     {
-        return IntPair.high(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.RKEY_IMMEDIATE]);
+        return IntPair.high(requestWord(pos, WorkRecord.RKEY_IMMEDIATE));
     }
 
     /**
@@ -648,7 +653,7 @@ public final class WorkQueue
      */
     public int immediateData(final long pos)
     {
-        return IntPair.low(requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.RKEY_IMMEDIATE]);
+        return IntPair.low(requestWord(pos, WorkRecord.RKEY_IMMEDIATE));
     }
 
     /**
@@ -657,7 +662,7 @@ public final class WorkQueue
      */
     public long compareAdd(final long pos)
     {
-        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.COMPARE_ADD];
+        return requestWord(pos, WorkRecord.COMPARE_ADD);
     }
 
     /**
@@ -666,7 +671,7 @@ public final class WorkQueue
      */
     public long swap(final long pos)
     {
-        return requests[((int)pos & mask) * WorkRecord.WORDS + WorkRecord.SWAP];
+        return requestWord(pos, WorkRecord.SWAP);
     }
 
     /**

@@ -39,7 +39,9 @@ class LastCheckedSendTest
     private LastCheckedSend remembered(final SendRequest request)
     {
         final LastCheckedSend last = new LastCheckedSend(2);
-        last.remember(request, new AbstractMemoryRegion[]{region}, new long[]{0});
+        last.regions()[0] = region;
+        last.offsets()[0] = 0;
+        last.remember(request);
         return last;
     }
 

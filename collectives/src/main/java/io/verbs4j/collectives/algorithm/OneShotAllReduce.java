@@ -83,24 +83,15 @@ public final class OneShotAllReduce
             {
                 steps.awaitMessage(peer, length);
             }
-            final MemView mine;
-            final long mineOff;
-            if (inPlace && rank >= 2)
+            if (inPlace)
             {
-                // the sends may still read this piece (zero-copy links) and the fold overwrites it before its turn
+                // the sends may still read this piece (zero-copy links), and the fold writes it
                 steps.awaitSendsComplete();
-                mine = ownCopy(send, off, length);
-                mineOff = 0;
             }
-            else
-            {
-                if (inPlace)
-                {
-                    steps.awaitSendsComplete();
-                }
-                mine = send;
-                mineOff = off;
-            }
+            // in place, the fold overwrites this rank's piece before its turn from rank 2 on
+            final boolean copyOwn = inPlace && rank >= 2;
+            final MemView mine = copyOwn ? ownCopy(send, off, length) : send;
+            final long mineOff = copyOwn ? 0 : off;
             fold(recv, off, mine, mineOff, length / type.sizeBytes(), type, op);
             for (final PeerLink peer : sendOrder)
             {
