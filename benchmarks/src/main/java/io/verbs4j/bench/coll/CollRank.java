@@ -11,6 +11,8 @@ import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
 import io.verbs4j.collectives.algorithm.ChoiceTable;
+import io.verbs4j.collectives.measure.CallBatch;
+import io.verbs4j.collectives.measure.TimedRun;
 import io.verbs4j.collectives.measure.Warmup;
 import io.verbs4j.collectives.measure.WarmupResult;
 import io.verbs4j.collectives.rendezvous.RendezvousStore;
@@ -38,8 +40,10 @@ import java.util.function.LongUnaryOperator;
  *   <li>per size and placement, just before its row: warm-up ({@link CollSettings#warmupPolicy()}: until the
  *       per-call time is stable, at least {@code -w} calls; or exactly {@code -w} calls with {@code --warmup-exact}),
  *       rank 0 deciding for all ranks ({@link Warmup}), so no row is measured before its own warm-up ended;</li>
- *   <li>then barrier, {@code -n} timed calls (blocking, or non-blocking issued in windows of
- *       {@link #ASYNC_WINDOW} and awaited), this rank's mean time per call; the ranks all-gather their means and
+ *   <li>then {@code -n} timed calls (blocking, or non-blocking issued in windows of {@link #ASYNC_WINDOW} and
+ *       awaited) after the warm-up's own exchange ({@link Warmup#time}), timed again (up to
+ *       {@link Warmup#MAX_TIMED_ATTEMPTS} times) while a rank's JIT compiled during them (unless
+ *       {@code --warmup-exact}), this rank's mean time per call; the ranks all-gather their means and
  *       the time column is their mean ({@code -a 1}, nccl-tests' default), min (2), max (3) or rank 0's (0);</li>
  *   <li>with {@code -c 1}: outputs poisoned, inputs filled with {@link DataPattern}, one more call, every rank
  *       counts its wrong elements, the counts are summed.</li>
@@ -257,12 +261,12 @@ public final class CollRank
         final Layout layout = layout(inPlace, count, es, root);
         // Warm-up and timing run the same method: a timed loop of its own would start in the interpreter (its
         // first row measured 3-10 us per 8-byte call where the warmed-up loop took 0.4).
-        final WarmupResult warm = warmup.run(calls -> calls(layout, count, type, op, root, calls));
+        final CallBatch batch = calls -> calls(layout, count, type, op, root, calls);
+        final WarmupResult warm = warmup.run(batch);
         warmups.note(warm, coll.sizeBytes(count, es, n), inPlace);
-        warmup.align();
-        final long startNs = System.nanoTime();
-        calls(layout, count, type, op, root, s.iters);
-        myTime[0] = (System.nanoTime() - startNs) / 1e3 / s.iters;
+        final TimedRun timed = warmup.time(batch, s.iters);
+        warmups.noteTimed(timed);
+        myTime[0] = timed.elapsedNs() / 1e3 / s.iters;
         comm.allGather(CommBuffer.of(myTime), CommBuffer.of(allTimes), 1, DataType.FLOAT64);
         double sum = 0;
         double min = Double.MAX_VALUE;
@@ -300,7 +304,7 @@ public final class CollRank
         busBwCount++;
         if (null != json)
         {
-            json(inPlace, count, type, op, root, timeUs, mean, min, max, algBw, busBw, wrong, warm);
+            json(inPlace, count, type, op, root, timeUs, mean, min, max, algBw, busBw, wrong, warm, timed);
         }
         return NcclTestsFormat.body(timeUs, algBw, busBw, wrong);
     }
@@ -680,14 +684,14 @@ public final class CollRank
 
     private void json(final boolean inPlace, final long count, final DataType type, final ReduceOp op, final int root,
         final double timeUs, final double mean, final double min, final double max, final double algBw,
-        final double busBw, final long wrong, final WarmupResult warm)
+        final double busBw, final long wrong, final WarmupResult warm, final TimedRun timed)
     {
         final int es = type.sizeBytes();
         json.printf(Locale.ROOT, "{\"collective\":\"%s\",\"ranks\":%d,\"launch\":\"%s\",\"transport\":\"%s\"," +
                 "\"algo\":\"%s\",\"mode\":\"%s\",\"busy_poll\":%b,\"cpus\":%d," +
                 "\"placement\":\"%s\",\"size_bytes\":%d," +
                 "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"warmup_exact\":%b," +
-                "\"warmup_calls\":%d,\"warmup_s\":%s,\"warmup_outcome\":\"%s\",\"iters\":%d," +
+                "\"warmup_calls\":%d,\"warmup_s\":%s,\"warmup_outcome\":\"%s\",\"iters\":%d,\"timed_attempts\":%d," +
                 "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
                 "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
             coll.label(), n, s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes", s.transport,
@@ -696,8 +700,8 @@ public final class CollRank
             coll.sizeBytes(count, es, n), count,
             type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup,
             s.warmupExact, warm.calls(), num(warm.elapsedNs() / 1e9), warm.outcome(), s.iters,
-            averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]), num(algBw),
-            num(busBw), wrong < 0 ? "null" : Long.toString(wrong));
+            timed.attempts(), averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]),
+            num(algBw), num(busBw), wrong < 0 ? "null" : Long.toString(wrong));
         json.flush();
     }
 

@@ -3,6 +3,7 @@
 
 package io.verbs4j.bench.coll;
 
+import io.verbs4j.collectives.measure.TimedRun;
 import io.verbs4j.collectives.measure.WarmupResult;
 
 import java.util.Locale;
@@ -15,6 +16,8 @@ import java.util.Locale;
  * # Warm-up: 20 of 20 placements reached a stable time; 5000-412000 calls, up to 0.41 s each
  * # Warm-up: 19 of 20 placements reached a stable time; 5000-98000 calls, up to 3.00 s each; stopped by the cap ...
  * # Warm-up: exact, 20-20 calls, up to 0.01 s each
+ * # Warm-up: 20 of 20 placements reached a stable time; 5000-412000 calls, up to 0.41 s each; 2 rows timed again
+ *   (a JIT compiled during the first attempt)
  * </pre>
  */
 public final class WarmupSummary
@@ -28,6 +31,8 @@ public final class WarmupSummary
     private long callsMax;
     private double secondsMax;
     private final StringBuilder cappedNames = new StringBuilder();
+    private int retimed;
+    private int stillCompiling;
 
     /** Forgets every placement (a new table). */
     public void reset()
@@ -38,6 +43,23 @@ public final class WarmupSummary
         callsMax = 0;
         secondsMax = 0;
         cappedNames.setLength(0);
+        retimed = 0;
+        stillCompiling = 0;
+    }
+
+    /**
+     * @param timed the timed row of one placement.
+     */
+    public void noteTimed(final TimedRun timed)
+    {
+        if (timed.attempts() > 1)
+        {
+            retimed++;
+        }
+        if (!timed.jitQuiet())
+        {
+            stillCompiling++;
+        }
     }
 
     /**
@@ -78,8 +100,20 @@ public final class WarmupSummary
         {
             return "# Warm-up: exact, " + range;
         }
-        return String.format(Locale.ROOT, "# Warm-up: %d of %d placements reached a stable time; %s%s",
+        return String.format(Locale.ROOT, "# Warm-up: %d of %d placements reached a stable time; %s%s%s",
             placements - capped, placements, range, 0 == capped ? "" : "; stopped by the cap before the windows " +
-            "agreed (time may still include warm-up effects): " + cappedNames + (capped > MAX_NAMED ? ", ..." : ""));
+            "agreed (time may still include warm-up effects): " + cappedNames + (capped > MAX_NAMED ? ", ..." : ""),
+            retimedNote());
+    }
+
+    private String retimedNote()
+    {
+        if (0 == retimed)
+        {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; %d row%s timed again (a JIT compiled during the first attempt)%s",
+            retimed, 1 == retimed ? "" : "s", 0 == stillCompiling ? "" : String.format(Locale.ROOT,
+            ", %d of them still compiling at the last attempt", stillCompiling));
     }
 }

@@ -3,6 +3,7 @@
 
 package io.verbs4j.bench.coll;
 
+import io.verbs4j.collectives.measure.TimedRun;
 import io.verbs4j.collectives.measure.WarmupResult;
 import org.junit.jupiter.api.Test;
 
@@ -44,5 +45,24 @@ class WarmupSummaryTest
         final String line = summary.line(false);
         assertTrue(line.startsWith("# Warm-up: 0 of 15 placements reached a stable time;"), line);
         assertTrue(line.endsWith("2048 B out-of-place, ..."), line);
+    }
+
+    @Test
+    void shouldCountRowsTimedAgainAndThoseStillCompilingAtTheLastAttempt()
+    {
+        final WarmupSummary summary = new WarmupSummary();
+        summary.note(stable(5_000, 0.26), 8, false);
+        summary.noteTimed(new TimedRun(1_000_000L, 1, true));
+        assertEquals("# Warm-up: 1 of 1 placements reached a stable time; 5000-5000 calls, up to 0.26 s each",
+            summary.line(false));
+        summary.noteTimed(new TimedRun(1_000_000L, 2, true));
+        summary.noteTimed(new TimedRun(1_000_000L, 4, false));
+        assertTrue(summary.line(false).endsWith("; 2 rows timed again (a JIT compiled during the first attempt), " +
+            "1 of them still compiling at the last attempt"), summary.line(false));
+        summary.reset();
+        summary.note(stable(5_000, 0.26), 8, false);
+        summary.noteTimed(new TimedRun(1_000_000L, 2, true));
+        assertTrue(summary.line(false).endsWith("; 1 row timed again (a JIT compiled during the first attempt)"),
+            summary.line(false));
     }
 }

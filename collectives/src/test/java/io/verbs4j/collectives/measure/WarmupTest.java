@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The warm-up runner: with a fake clock and a local decision, then on a real communicator of 3 threads. */
@@ -117,6 +118,68 @@ class WarmupTest
         assertEquals("max 0", exchanges.get(exchanges.size() - 2));
         warmup.align();
         assertEquals(List.of("max 0", "share"), exchanges.subList(exchanges.size() - 2, exchanges.size()));
+    }
+
+    @Test
+    void shouldTimeTheRowAgainWhileAnyRankCompiledDuringItAndStopAtTheCap()
+    {
+        final AtomicLong clock = new AtomicLong();
+        final AtomicLong jitMs = new AtomicLong();
+        final List<String> exchanges = new ArrayList<>();
+        final int[] busyAttempts = {2};
+        final SharedDecision recording = new SharedDecision()
+        {
+            @Override
+            public long share(final long value)
+            {
+                exchanges.add("share");
+                return value;
+            }
+
+            @Override
+            public long max(final long value)
+            {
+                exchanges.add("max " + value);
+                return value;
+            }
+        };
+        final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), recording, true, clock::get, jitMs::get);
+        // 10 ms per attempt; the JIT works 1 ms (10 %) during the first two attempts, then 0.05 ms worth (none)
+        final CallBatch batch = calls ->
+        {
+            if (busyAttempts[0]-- > 0)
+            {
+                jitMs.incrementAndGet();
+            }
+            clock.addAndGet(calls * 1_000);
+        };
+        final TimedRun row = warmup.time(batch, 10_000);
+        assertEquals(3, row.attempts());
+        assertTrue(row.jitQuiet());
+        assertEquals(10_000_000L, row.elapsedNs());
+        // each attempt: align (max 0, share), the calls, then every rank's JIT question
+        assertEquals(List.of("max 0", "share", "max 1", "max 0", "share", "max 1", "max 0", "share", "max 0"),
+            exchanges);
+
+        busyAttempts[0] = Integer.MAX_VALUE;
+        final TimedRun capped = warmup.time(batch, 10_000);
+        assertEquals(Warmup.MAX_TIMED_ATTEMPTS, capped.attempts());
+        assertFalse(capped.jitQuiet());
+    }
+
+    @Test
+    void shouldTimeAnExactPolicyOnceWhateverTheJitDid()
+    {
+        final AtomicLong clock = new AtomicLong();
+        final AtomicLong jitMs = new AtomicLong();
+        final Warmup warmup = new Warmup(WarmupPolicy.exactly(100), value -> value, true, clock::get, jitMs::get);
+        final TimedRun row = warmup.time(calls ->
+        {
+            jitMs.addAndGet(50);
+            clock.addAndGet(calls * 1_000);
+        }, 1_000);
+        assertEquals(1, row.attempts());
+        assertEquals(1_000_000L, row.elapsedNs());
     }
 
     @Test
