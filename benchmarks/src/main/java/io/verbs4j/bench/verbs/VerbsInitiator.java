@@ -16,8 +16,10 @@ import java.util.concurrent.TimeoutException;
  * bandwidth window; both allocate nothing.
  * <ul>
  *     <li>WRITE latency ({@code ib_write_lat}): store the sequence number's low byte into the last byte of the send
- *     area, post a signaled WRITE of the message into the peer's recv area, spin until the peer's WRITE of the same
- *     byte lands in the last byte of the local recv area, then poll the WRITE's completion.</li>
+ *     area, post a signaled WRITE of the message into the peer's recv area, poll its completion, then spin until the
+ *     peer's WRITE of the same byte lands in the last byte of the local recv area. The order is perftest's
+ *     ({@code run_iter_lat_write}: post, poll the send CQ, wait for the peer's data): the completion is polled
+ *     while the message travels, not after the answer came.</li>
  *     <li>SEND latency ({@code ib_send_lat}): post a signaled SEND, poll the CQ until the peer's SEND has filled a
  *     pre-posted receive and the own SEND has completed, re-post the receive.</li>
  *     <li>READ / atomic latency ({@code ib_read_lat}, {@code ib_atomic_lat}): post one signaled READ (or atomic)
@@ -84,8 +86,8 @@ final class VerbsInitiator implements PingPongInitiator, StreamInitiator
                 side.region.putByte(side.size - 1, mark);
                 side.send.wrId(wrId).flags(side.flags(true));
                 side.postSend();
-                side.awaitLastByte(mark);
                 side.awaitSend(wrId);
+                side.awaitLastByte(mark);
                 break;
             }
             case SEND:
