@@ -23,6 +23,9 @@ public final class RegionMemory
     private final long chunkMask;
     private final long[] chunkAddresses;
     private final Object[] keepAlive;
+    // One block (one chunk, however large the chunk size): copies need no split and no per-chunk lookup.
+    private final boolean oneBlock;
+    private final long baseAddress;
 
     private RegionMemory(final long length, final int chunkShift, final long[] chunkAddresses, final Object[] keepAlive)
     {
@@ -31,6 +34,8 @@ public final class RegionMemory
         this.chunkMask = (1L << chunkShift) - 1;
         this.chunkAddresses = chunkAddresses;
         this.keepAlive = keepAlive;
+        this.oneBlock = 1 == chunkAddresses.length;
+        this.baseAddress = 0 == chunkAddresses.length ? 0 : chunkAddresses[0];
     }
 
     /**
@@ -188,6 +193,12 @@ public final class RegionMemory
     public static void copy(
         final RegionMemory src, final long srcOffset, final RegionMemory dst, final long dstOffset, final long count)
     {
+        if (src.oneBlock & dst.oneBlock)
+        {
+            // the direct path's case (a WRITE or READ between two regions of one block each): no chunk arithmetic
+            UnsafeApi.copyMemory(src.baseAddress + srcOffset, dst.baseAddress + dstOffset, count);
+            return;
+        }
         long done = 0;
         while (done < count)
         {

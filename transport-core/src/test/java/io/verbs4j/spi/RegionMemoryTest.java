@@ -3,9 +3,11 @@
 
 package io.verbs4j.spi;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.agrona.BufferUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +51,50 @@ class RegionMemoryTest
         {
             MappedMemory.unmap(memory);
         }
+    }
+
+    @Test
+    void shouldCopyBetweenOneBlockMemoriesAtOnceAndStillSplitAtTheChunksOfSeparateBlocks()
+    {
+        final int chunk = 4096;
+        final ByteBuffer[] chunks = {ByteBuffer.allocateDirect(chunk), ByteBuffer.allocateDirect(chunk),
+            ByteBuffer.allocateDirect(chunk)};
+        final long[] addresses = new long[chunks.length];
+        for (int i = 0; i < chunks.length; i++)
+        {
+            addresses[i] = BufferUtil.address(chunks[i]);
+        }
+        // three blocks anywhere in memory: a copy across them must go chunk by chunk
+        final RegionMemory split = RegionMemory.chunked(addresses, 12, 3L * chunk, chunks);
+        final ByteBuffer oneChunk = ByteBuffer.allocateDirect(chunk);
+        final RegionMemory single = RegionMemory.chunked(new long[]{BufferUtil.address(oneChunk)}, 12, chunk,
+            new Object[]{oneChunk});
+        final ByteBuffer a = ByteBuffer.allocateDirect(3 * chunk);
+        final ByteBuffer b = ByteBuffer.allocateDirect(3 * chunk);
+        final RegionMemory contiguousA = RegionMemory.contiguous(BufferUtil.address(a), 3L * chunk, a);
+        final RegionMemory contiguousB = RegionMemory.contiguous(BufferUtil.address(b), 3L * chunk, b);
+        final byte[] data = new byte[2 * chunk];
+        for (int i = 0; i < data.length; i++)
+        {
+            data[i] = (byte)(i * 7 + 3);
+        }
+        contiguousA.copyFrom(data, 0, 100, data.length);
+
+        RegionMemory.copy(contiguousA, 100, contiguousB, 8, data.length);
+        final byte[] back = new byte[data.length];
+        contiguousB.copyTo(8, back, 0, back.length);
+        assertArrayEquals(data, back);
+
+        RegionMemory.copy(contiguousB, 8, split, chunk - 50, data.length);
+        for (int i = 0; i < data.length; i++)
+        {
+            final long at = chunk - 50 + i;
+            assertEquals(data[i], chunks[(int)(at / chunk)].get((int)(at % chunk)), "byte " + i);
+        }
+        java.util.Arrays.fill(back, (byte)0);
+        RegionMemory.copy(split, chunk - 50, single, 0, chunk);
+        single.copyTo(0, back, 0, chunk);
+        assertArrayEquals(java.util.Arrays.copyOf(data, chunk), java.util.Arrays.copyOf(back, chunk));
     }
 
     @Test
