@@ -114,6 +114,11 @@ public final class RegionMemory
      */
     public void copyTo(final long offset, final long dstAddress, final long count)
     {
+        if (oneBlock)
+        {
+            UnsafeApi.copyMemory(baseAddress + offset, dstAddress, count);
+            return;
+        }
         long done = 0;
         while (done < count)
         {
@@ -132,6 +137,11 @@ public final class RegionMemory
      */
     public void copyFrom(final long srcAddress, final long offset, final long count)
     {
+        if (oneBlock)
+        {
+            UnsafeApi.copyMemory(srcAddress, baseAddress + offset, count);
+            return;
+        }
         long done = 0;
         while (done < count)
         {
@@ -151,6 +161,11 @@ public final class RegionMemory
      */
     public void copyTo(final long offset, final byte[] dst, final int dstOffset, final int count)
     {
+        if (oneBlock)
+        {
+            UnsafeApi.copyMemory(null, baseAddress + offset, dst, BufferUtil.ARRAY_BASE_OFFSET + dstOffset, count);
+            return;
+        }
         long done = 0;
         while (done < count)
         {
@@ -171,6 +186,11 @@ public final class RegionMemory
      */
     public void copyFrom(final byte[] src, final int srcOffset, final long offset, final int count)
     {
+        if (oneBlock)
+        {
+            UnsafeApi.copyMemory(src, BufferUtil.ARRAY_BASE_OFFSET + srcOffset, null, baseAddress + offset, count);
+            return;
+        }
         long done = 0;
         while (done < count)
         {

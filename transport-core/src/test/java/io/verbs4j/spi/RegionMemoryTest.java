@@ -95,6 +95,22 @@ class RegionMemoryTest
         RegionMemory.copy(split, chunk - 50, single, 0, chunk);
         single.copyTo(0, back, 0, chunk);
         assertArrayEquals(java.util.Arrays.copyOf(data, chunk), java.util.Arrays.copyOf(back, chunk));
+
+        // native-address variants, one block and split
+        final ByteBuffer scratch = ByteBuffer.allocateDirect(2 * chunk);
+        final long scratchAddress = BufferUtil.address(scratch);
+        split.copyTo(chunk - 50, scratchAddress, data.length);
+        contiguousB.copyFrom(scratchAddress, 1, data.length);
+        java.util.Arrays.fill(back, (byte)0);
+        contiguousB.copyTo(1, back, 0, back.length);
+        assertArrayEquals(data, back);
+        contiguousB.copyTo(1, scratchAddress, data.length);
+        split.copyFrom(scratchAddress, 10, data.length);
+        for (int i = 0; i < data.length; i++)
+        {
+            final long at = 10 + i;
+            assertEquals(data[i], chunks[(int)(at / chunk)].get((int)(at % chunk)), "byte " + i + " at 10");
+        }
     }
 
     @Test

@@ -59,6 +59,8 @@ class FrameFlyweightTest
         final ByteBuf direct = Unpooled.directBuffer(48).writerIndex(48);
         try
         {
+            // Netty's unsafe direct buffers are not zeroed: the 16 bytes before the frame must match the heap's too
+            direct.setZero(0, 48);
             assertTrue(direct.hasMemoryAddress(), "the plain-load path is what this test covers");
             final FrameFlyweight onHeap = new FrameFlyweight().wrap(heap, 16);
             final FrameFlyweight offHeap = new FrameFlyweight().wrap(direct, 16);
