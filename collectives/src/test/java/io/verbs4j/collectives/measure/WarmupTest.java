@@ -79,22 +79,7 @@ class WarmupTest
         final AtomicLong clock = new AtomicLong();
         final AtomicLong jitMs = new AtomicLong();
         final List<String> exchanges = new ArrayList<>();
-        final SharedDecision recording = new SharedDecision()
-        {
-            @Override
-            public long share(final long value)
-            {
-                exchanges.add("share");
-                return value;
-            }
-
-            @Override
-            public long max(final long value)
-            {
-                exchanges.add("max " + value);
-                return value;
-            }
-        };
+        final SharedDecision recording = recording(exchanges);
         // 1 us per call, steady; the JIT works during every window of the first 0.5 s
         final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), recording, true, () -> clock.addAndGet(1_000),
             jitMs::get);
@@ -127,22 +112,7 @@ class WarmupTest
         final AtomicLong jitMs = new AtomicLong();
         final List<String> exchanges = new ArrayList<>();
         final int[] busyAttempts = {2};
-        final SharedDecision recording = new SharedDecision()
-        {
-            @Override
-            public long share(final long value)
-            {
-                exchanges.add("share");
-                return value;
-            }
-
-            @Override
-            public long max(final long value)
-            {
-                exchanges.add("max " + value);
-                return value;
-            }
-        };
+        final SharedDecision recording = recording(exchanges);
         final Warmup warmup = new Warmup(WarmupPolicy.untilStable(), recording, true, clock::get, jitMs::get);
         // 10 ms per attempt; the JIT works 1 ms (10 %) during the first two attempts, then 0.05 ms worth (none)
         final CallBatch batch = calls ->
@@ -247,5 +217,26 @@ class WarmupTest
         // the cap wins over the least call count (on a loaded machine it may end the warm-up first)
         final WarmupResult r = results.get(0);
         assertTrue(r.stable() ? r.calls() >= 200 : r.elapsedNs() >= 2_000_000_000L, r::describe);
+    }
+
+    /** @return a decision for one rank that logs every exchange ({@code share}, {@code max <value>}). */
+    private static SharedDecision recording(final List<String> exchanges)
+    {
+        return new SharedDecision()
+        {
+            @Override
+            public long share(final long value)
+            {
+                exchanges.add("share");
+                return value;
+            }
+
+            @Override
+            public long max(final long value)
+            {
+                exchanges.add("max " + value);
+                return value;
+            }
+        };
     }
 }
