@@ -4,7 +4,8 @@
 package io.verbs4j.spi;
 
 /**
- * Layout of one completion entry of a {@link BaseCompletionQueue}: eight longs, 64 bytes, in one {@code long[]}.
+ * Layout of one completion entry of a {@link BaseCompletionQueue}: eight longs, 64 bytes, in one {@code long[]}. A
+ * {@link WorkQueue} keeps each slot's completion in the same layout until the drain hands it to the CQ.
  * <pre>
  *   word 0  sequence      + 1 once published (release store; the consumer's acquire load)
  *   word 1  wrId

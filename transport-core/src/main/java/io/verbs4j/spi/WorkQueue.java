@@ -17,8 +17,8 @@ import org.agrona.UnsafeApi;
 /**
  * A send or receive queue of a queue pair: pre-allocated slots holding copies of posted work requests (with their
  * SGEs resolved to regions), their completion state, and the in-order hand-over of completions to a CQ.
- * Each slot is a 64-byte request record and a 64-byte completion record ({@link WorkRecord}), its state word and its
- * SGEs.
+ * Each slot is a 64-byte request record ({@link WorkRecord}), a 64-byte completion record laid out as a CQ entry
+ * ({@link CompletionRecord}; sequence, wrId, position and qpNumber unused), its state word and its SGEs.
  * <p>
  * Life of a slot at position {@code pos}: the poster {@link #reserve() reserves} and fills it and
  * {@link #publish(long) publishes} it (POSTED); the provider, from any thread, {@link #complete completes} it once
@@ -101,7 +101,7 @@ public final class WorkQueue
         states = new long[capacity];
         java.util.Arrays.fill(states, UNUSED);
         requests = new long[capacity * WorkRecord.WORDS];
-        completions = new long[capacity * WorkRecord.WORDS];
+        completions = new long[capacity * CompletionRecord.WORDS];
         sgeRegions = new AbstractMemoryRegion[capacity * maxSge];
         sgeOffsets = new long[capacity * maxSge];
         sgeLengths = new int[capacity * maxSge];
@@ -294,10 +294,10 @@ public final class WorkQueue
         {
             return false;
         }
-        final int record = idx * WorkRecord.WORDS;
-        completions[record + WorkRecord.STATUS_OPCODE] = IntPair.pack(status, opcode);
-        completions[record + WorkRecord.BYTE_LENGTH_IMMEDIATE] = IntPair.pack(byteLength, immediate);
-        completions[record + WorkRecord.COMPLETION_FLAGS] = cqFlags;
+        final int entry = idx * CompletionRecord.WORDS;
+        completions[entry + CompletionRecord.STATUS_OPCODE] = IntPair.pack(status, opcode);
+        completions[entry + CompletionRecord.BYTE_LENGTH_IMMEDIATE] = IntPair.pack(byteLength, immediate);
+        completions[entry + CompletionRecord.FLAGS_QP_NUMBER] = IntPair.pack(cqFlags, 0);
         STATES.setRelease(states, idx, pos << 2 | PHASE_DONE);
         return true;
     }
@@ -349,7 +349,6 @@ public final class WorkQueue
         final long end = (long)POSTED.getAcquire(this);
         for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
         {
-            final int idx = (int)pos & mask;
             complete(pos, WcStatus.WR_FLUSH_ERR, sendQueue ? opcode(pos) : Opcode.RECV, 0, 0, 0);
         }
     }
@@ -365,7 +364,6 @@ public final class WorkQueue
         final long end = (long)POSTED.getAcquire(this);
         for (long pos = (long)CURSOR.getAcquire(this); pos < end; pos++)
         {
-            final int idx = (int)pos & mask;
             if (complete(pos, status, sendQueue ? opcode(pos) : Opcode.RECV, 0, 0, 0))
             {
                 return true;
@@ -401,8 +399,9 @@ public final class WorkQueue
                         break;
                     }
                     final int record = idx * WorkRecord.WORDS;
-                    final long statusOpcode = completions[record + WorkRecord.STATUS_OPCODE];
-                    final long lengthImmediate = completions[record + WorkRecord.BYTE_LENGTH_IMMEDIATE];
+                    final int entry = idx * CompletionRecord.WORDS;
+                    final long statusOpcode = completions[entry + CompletionRecord.STATUS_OPCODE];
+                    final long lengthImmediate = completions[entry + CompletionRecord.BYTE_LENGTH_IMMEDIATE];
                     int status = IntPair.high(statusOpcode);
                     int byteLength = IntPair.high(lengthImmediate);
                     if (errorDrained && WcStatus.SUCCESS == status)
@@ -418,7 +417,7 @@ public final class WorkQueue
                     {
                         cq.produce(this, pos, requests[record + WorkRecord.WR_ID], status,
                             IntPair.low(statusOpcode), byteLength, IntPair.low(lengthImmediate),
-                            (int)completions[record + WorkRecord.COMPLETION_FLAGS], qpNumber);
+                            IntPair.high(completions[entry + CompletionRecord.FLAGS_QP_NUMBER]), qpNumber);
                     }
                     pos++;
                 }
@@ -804,8 +803,7 @@ public final class WorkQueue
         final int base = idx * maxSge;
         long skip = start;
         long done = 0;
-        for (int i = 0, n = (int)requests[idx * WorkRecord.WORDS + WorkRecord.SGE_COUNT]; i < n && done < length;
-            i++)
+        for (int i = 0, n = sgeCount(pos); i < n && done < length; i++)
         {
             final long sgeLength = sgeLengths[base + i];
             if (skip >= sgeLength)

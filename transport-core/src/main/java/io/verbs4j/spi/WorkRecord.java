@@ -4,16 +4,15 @@
 package io.verbs4j.spi;
 
 /**
- * Layout of a {@link WorkQueue} slot's two 64-byte records, eight longs each, in two {@code long[]}: the request,
- * written by the posting thread and read by the provider, and its completion, written by whichever thread completes
- * it and read by the drain. Separate records, so that a completing thread does not write the line the poster fills
- * next to it.
+ * Layout of a {@link WorkQueue} slot's 64-byte request record, eight longs in one {@code long[]}, written by the
+ * posting thread and read by the provider. The slot's completion, written by whichever thread completes it and read
+ * by the drain, is a separate record laid out as a CQ entry ({@link CompletionRecord}) in an array of its own, so that
+ * a completing thread does not write the line the poster fills next to it.
  * <pre>
- *   request                                          completion
- *   word 0  wrId                                     word 0  status (high) | opcode (low)
- *   word 1  opcode (high) | flags (low)              word 1  byteLength (high) | immediate (low)
- *   word 2  total length                             word 2  completion flags
- *   word 3  remote address                           word 3-7 unused
+ *   word 0  wrId
+ *   word 1  opcode (high) | flags (low)
+ *   word 2  total length
+ *   word 3  remote address
  *   word 4  rkey (high) | immediate (low)
  *   word 5  compare-add
  *   word 6  swap
@@ -37,10 +36,6 @@ final class WorkRecord
     static final int COMPARE_ADD = 5;
     static final int SWAP = 6;
     static final int SGE_COUNT = 7;
-
-    static final int STATUS_OPCODE = 0;
-    static final int BYTE_LENGTH_IMMEDIATE = 1;
-    static final int COMPLETION_FLAGS = 2;
 
     private WorkRecord()
     {
