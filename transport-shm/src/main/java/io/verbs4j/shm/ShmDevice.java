@@ -453,6 +453,13 @@ public final class ShmDevice extends AbstractDevice
         LOG.log(orderly ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "verbs4j shm: peer process " +
             peer.pid() + " " + peer.deathReason() + "; its queue pairs went to ERROR (" +
             (orderly ? "WR_FLUSH_ERR" : "RETRY_EXC_ERR") + ")");
+        if (peer.exited())
+        {
+            // Seen exited, perhaps still a zombie that every sweepDead() would take for alive: if the survivors
+            // closed before its parent reaped it, nobody would remove its device's files. Its device id makes the
+            // names its own even once the PID is reused.
+            files.sweepDevice(peer.pid(), peer.deviceId());
+        }
         if (!ShmFiles.isAlive(peer.pid(), peer.startTimeMs()))
         {
             // Not sweepPid: the PID may already belong to another verbs4j process with live files.

@@ -178,6 +178,38 @@ public final class ShmFiles
         return sweep(pid);
     }
 
+    /**
+     * Deletes the files of one device of a process that has exited, whether or not its parent has reaped it yet (a
+     * zombie still reads as alive to {@link #sweepDead()}). The names carry the device's random id, so a process that
+     * later gets the same PID is never touched. Never throws.
+     *
+     * @param pid      the exited process.
+     * @param deviceId its device.
+     * @return how many files were deleted.
+     */
+    public int sweepDevice(final long pid, final long deviceId)
+    {
+        final String owner = owner(pid, deviceId);
+        int deleted = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, owner + "*"))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                final char next = name.length() > owner.length() ? name.charAt(owner.length()) : ' ';
+                if (('-' == next || '.' == next) && Files.deleteIfExists(file))
+                {
+                    deleted++;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ignore)
+        {
+            // Best effort: the directory may vanish or a file be deleted concurrently.
+        }
+        return deleted;
+    }
+
     private int sweep(final long onlyPid)
     {
         // The files of versions before the per-user directory lie in the base directory under the same names.

@@ -145,6 +145,7 @@ final class ShmPeer
     private volatile boolean dead;
     private String deathReason = "";
     private boolean closedOrderly;
+    private boolean exited;
 
     ShmPeer(final ShmFiles files, final long pid, final long deviceId)
     {
@@ -247,6 +248,15 @@ final class ShmPeer
     boolean closedOrderly()
     {
         return closedOrderly;
+    }
+
+    /**
+     * @return true once the peer's process was seen to have exited (a zombie included: its PID cannot be reused
+     *         before its parent reaps it), not merely silent.
+     */
+    boolean exited()
+    {
+        return exited;
     }
 
     /**
@@ -468,6 +478,7 @@ final class ShmPeer
         // The probe sees a zombie (the handle does not) and is bound to this process (a reused PID reads as gone);
         // the handle, which compares the start time, is the fallback where /proc cannot be read. Neither allocates.
         final boolean alive = exitProbe.available() ? !exitProbe.exited() : null != process && process.isAlive();
+        exited = !alive;
         return alive || die("died");
     }
 

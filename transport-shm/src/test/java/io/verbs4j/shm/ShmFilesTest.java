@@ -46,6 +46,28 @@ class ShmFilesTest
     }
 
     @Test
+    void shouldSweepOneExitedDeviceEvenWhileItsPidReadsAsAliveAndNothingElse() throws Exception
+    {
+        final ShmFiles files = new ShmFiles(dir);
+        // this JVM's PID stands for a zombie: alive to ProcessHandle, so sweepDead() keeps its files
+        final long pid = ProcessHandle.current().pid();
+        final Path device = Files.createFile(files.deviceSegment(pid, 0xab));
+        final Path region = Files.createFile(files.region(pid, 0xab, 1));
+        final Path connection = Files.createFile(files.connection(pid, 0xab, 2));
+        final Path longerDeviceId = Files.createFile(files.deviceSegment(pid, 0xabc));
+        final Path otherDevice = Files.createFile(files.region(pid, 0xcd, 1));
+        assertEquals(0, files.sweepDead());
+        final Path longerPid = Files.createFile(files.deviceSegment(pid * 10 + 1, 0xab));
+        assertEquals(3, files.sweepDevice(pid, 0xab));
+        assertFalse(Files.exists(device));
+        assertFalse(Files.exists(region));
+        assertFalse(Files.exists(connection));
+        assertTrue(Files.exists(longerDeviceId));
+        assertTrue(Files.exists(otherDevice));
+        assertTrue(Files.exists(longerPid));
+    }
+
+    @Test
     void shouldSweepFilesOfDeadProcessesLeftInTheBaseDirectoryByEarlierVersions() throws Exception
     {
         final ShmFiles files = new ShmFiles(dir);
