@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
@@ -59,14 +60,16 @@ class FrameFlyweightTest
         final ByteBuf direct = Unpooled.directBuffer(48).writerIndex(48);
         try
         {
-            // Netty's unsafe direct buffers are not zeroed: the 16 bytes before the frame must match the heap's too
+            // Neither buffer is zeroed by Netty (4.2 allocates heap arrays uninitialized, unsafe direct memory is
+            // malloc'd): the 16 bytes before the frame are compared too
+            heap.setZero(0, 48);
             direct.setZero(0, 48);
             assertTrue(direct.hasMemoryAddress(), "the plain-load path is what this test covers");
             final FrameFlyweight onHeap = new FrameFlyweight().wrap(heap, 16);
             final FrameFlyweight offHeap = new FrameFlyweight().wrap(direct, 16);
             onHeap.encode(FrameType.ATOMIC_RESPONSE, 0xFFFE, -2, -3L, 0x8000000000000001L, -5, 0x80000000);
             offHeap.encode(FrameType.ATOMIC_RESPONSE, 0xFFFE, -2, -3L, 0x8000000000000001L, -5, 0x80000000);
-            assertEquals(heap, direct, "the same bytes, little-endian");
+            assertEquals(ByteBufUtil.hexDump(heap), ByteBufUtil.hexDump(direct), "the same bytes, little-endian");
             assertEquals(0xFFFE, offHeap.flags(), "unsigned");
             assertEquals(FrameType.ATOMIC_RESPONSE, offHeap.type());
             assertEquals(FrameFlyweight.CURRENT_VERSION, offHeap.version());
