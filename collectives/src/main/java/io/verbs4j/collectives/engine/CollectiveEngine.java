@@ -10,7 +10,6 @@ import io.verbs4j.MemoryRegion;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CollectiveException;
-import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.algorithm.AlgorithmSelector;
 import io.verbs4j.collectives.algorithm.Calibration;
 import io.verbs4j.collectives.algorithm.CostModel;
@@ -28,7 +27,6 @@ import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.topology.RingTopology;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
-import org.agrona.UnsafeApi;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -64,9 +62,10 @@ public final class CollectiveEngine implements AutoCloseable
     private Algorithm lastOverride;
     private AlgorithmSelector lastSelector;
     private Algorithm lastAlgorithm;
-    private final MemView sendView = new MemView();
-    private final MemView recvView = new MemView();
-    private final MemView tmpView = new MemView();
+    private final BufferBinder buffers;
+    private final MemView sendView;
+    private final MemView recvView;
+    private final BlockCollectives blocks;
     private AlgorithmSelector selector;
     private CollectiveException failure;
     private OpObserver observer = OpObserver.none();
@@ -98,6 +97,10 @@ public final class CollectiveEngine implements AutoCloseable
         this.selector = new AlgorithmSelector(model, size, slotBytes);
         this.large = size > 1 ? new AlgorithmSet(waiter, slotBytes, ring) : null;
         this.steps = size > 1 ? large.steps : new Steps(waiter, slotBytes);
+        this.buffers = new BufferBinder(scratch);
+        this.sendView = buffers.sendView();
+        this.recvView = buffers.recvView();
+        this.blocks = new BlockCollectives(this, buffers, scratch, defaultAlgorithm);
     }
 
     /**
@@ -446,25 +449,25 @@ public final class CollectiveEngine implements AutoCloseable
                 allReduceFused(r);
                 break;
             case BROADCAST:
-                broadcast(r);
+                blocks.broadcast(r);
                 break;
             case REDUCE:
-                reduce(r);
+                blocks.reduce(r);
                 break;
             case ALL_GATHER:
-                allGather(r);
+                blocks.allGather(r);
                 break;
             case REDUCE_SCATTER:
-                reduceScatter(r);
+                blocks.reduceScatter(r);
                 break;
             case ALL_TO_ALL:
-                allToAll(r);
+                blocks.allToAll(r);
                 break;
             case GATHER:
-                gather(r);
+                blocks.gather(r);
                 break;
             case SCATTER:
-                scatter(r);
+                blocks.scatter(r);
                 break;
             case BARRIER:
                 if (size > 1)
@@ -500,14 +503,14 @@ public final class CollectiveEngine implements AutoCloseable
         if (singleCopy)
         {
             small.waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, r.type, r.op, PeerMemoryAllReduce.NAME);
-            bindPair(r.send, bytes, r.recv, bytes);
+            buffers.bindPair(r.send, bytes, r.recv, bytes);
             if (peerMemory.run(sendView, recvView, r.count, r.type, r.op))
             {
                 if (ReduceOp.AVG == r.op)
                 {
                     DataMover.finishAverage(r.type, recvView, 0, r.count, size);
                 }
-                copyOut(r.recv, recvView, 0, bytes);
+                buffers.copyOut(r.recv, recvView, 0, bytes);
                 return;
             }
             // Some rank's buffers cannot be mapped: every rank runs the usual algorithm on the views bound here.
@@ -520,10 +523,10 @@ public final class CollectiveEngine implements AutoCloseable
         }
         if (!singleCopy)
         {
-            bindPair(r.send, bytes, r.recv, bytes);
+            buffers.bindPair(r.send, bytes, r.recv, bytes);
         }
         runAllReduce(s, algorithm, sendView, recvView, r.count, r.type, r.op);
-        copyOut(r.recv, recvView, 0, bytes);
+        buffers.copyOut(r.recv, recvView, 0, bytes);
     }
 
     private void runAllReduce(final AlgorithmSet s, final Algorithm algorithm, final MemView send,
@@ -580,7 +583,7 @@ public final class CollectiveEngine implements AutoCloseable
         for (int i = 0; i < r.fused.length; i++)
         {
             final long bytes = r.fusedCounts[i] * es;
-            copyIn(r.fused[i], fusion, off, bytes);
+            buffers.copyIn(r.fused[i], fusion, off, bytes);
             off += bytes;
         }
         runAllReduce(s, algorithm, fusion, fusion, total / es, r.type, r.op);
@@ -588,193 +591,9 @@ public final class CollectiveEngine implements AutoCloseable
         for (int i = 0; i < r.fused.length; i++)
         {
             final long bytes = r.fusedCounts[i] * es;
-            copyOutAny(r.fused[i], fusion, off, bytes);
+            buffers.copyOutAny(r.fused[i], fusion, off, bytes);
             off += bytes;
         }
-    }
-
-    private void broadcast(final OpRequest r)
-    {
-        final long bytes = r.count * r.type.sizeBytes();
-        final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
-            bytes);
-        final AlgorithmSet s = begin(r, bytes, r.type, chain ? Algorithm.RING : Algorithm.TREE, null);
-        if (0 == r.count || 1 == size)
-        {
-            return;
-        }
-        bindOne(r.send, bytes, sendView, Scratch.SEND_STAGE, rank == r.root);
-        (chain ? s.chainBroadcast : s.treeBroadcast).run(sendView, r.count, r.type, r.root);
-        if (rank != r.root)
-        {
-            copyOut(r.send, sendView, 0, bytes);
-        }
-    }
-
-    private void reduce(final OpRequest r)
-    {
-        final long bytes = r.count * r.type.sizeBytes();
-        final boolean chain = selector.rootedChain(Algorithm.AUTO != r.algorithm ? r.algorithm : defaultAlgorithm,
-            bytes);
-        final AlgorithmSet s = begin(r, bytes, r.type, r.op, chain ? Algorithm.RING : Algorithm.TREE);
-        if (0 == r.count)
-        {
-            return;
-        }
-        final boolean root = rank == r.root;
-        if (root)
-        {
-            bindPair(r.send, bytes, r.recv, bytes);
-        }
-        else
-        {
-            bindOne(r.send, bytes, sendView, Scratch.SEND_STAGE, true);
-            recvView.wrapView(scratch.view(Scratch.WORK, bytes), 0, bytes);
-        }
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, sendView, 0, bytes);
-        }
-        else
-        {
-            (chain ? s.chainReduce : s.treeReduce).run(sendView, recvView, r.count, r.type, r.op, r.root);
-        }
-        if (root)
-        {
-            if (ReduceOp.AVG == r.op)
-            {
-                DataMover.finishAverage(r.type, recvView, 0, r.count, size);
-            }
-            copyOut(r.recv, recvView, 0, bytes);
-        }
-    }
-
-    private void allGather(final OpRequest r)
-    {
-        final long block = r.count * r.type.sizeBytes();
-        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
-        if (0 == r.count)
-        {
-            return;
-        }
-        bindPair(r.send, block, r.recv, block * size);
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, sendView, 0, block);
-        }
-        else
-        {
-            s.allGather.run(sendView, recvView, r.count, r.type);
-        }
-        copyOut(r.recv, recvView, 0, block * size);
-    }
-
-    private void reduceScatter(final OpRequest r)
-    {
-        final long block = r.count * r.type.sizeBytes();
-        final AlgorithmSet s = begin(r, block * size, r.type, r.op, null);
-        if (0 == r.count)
-        {
-            return;
-        }
-        bindPair(r.send, block * size, r.recv, block);
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, sendView, 0, block);
-        }
-        else
-        {
-            s.reduceScatter.run(sendView, recvView, scratch.view(Scratch.WORK, block * size), r.count, r.type, r.op);
-            if (ReduceOp.AVG == r.op)
-            {
-                DataMover.finishAverage(r.type, recvView, 0, r.count, size);
-            }
-        }
-        copyOut(r.recv, recvView, 0, block);
-    }
-
-    private void allToAll(final OpRequest r)
-    {
-        final long bytes = r.count * r.type.sizeBytes() * size;
-        final AlgorithmSet s = begin(r, bytes, r.type, null, null);
-        if (0 == r.count)
-        {
-            return;
-        }
-        bindPair(r.send, bytes, r.recv, bytes);
-        MemView send = sendView;
-        if (sendView.sameStart(recvView))
-        {
-            send = scratch.view(Scratch.WORK, bytes);
-            DataMover.copy(send, 0, sendView, 0, bytes);
-        }
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, send, 0, bytes);
-        }
-        else
-        {
-            s.allToAll.run(send, recvView, r.count, r.type);
-        }
-        copyOut(r.recv, recvView, 0, bytes);
-    }
-
-    private void gather(final OpRequest r)
-    {
-        final long block = r.count * r.type.sizeBytes();
-        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
-        if (0 == r.count)
-        {
-            return;
-        }
-        final boolean root = rank == r.root;
-        if (root)
-        {
-            bindPair(r.send, block, r.recv, block * size);
-        }
-        else
-        {
-            bindOne(r.send, block, sendView, Scratch.SEND_STAGE, true);
-        }
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, sendView, 0, block);
-        }
-        else
-        {
-            s.gatherScatter.gather(sendView, recvView, r.count, r.type, r.root);
-        }
-        if (root)
-        {
-            copyOut(r.recv, recvView, 0, block * size);
-        }
-    }
-
-    private void scatter(final OpRequest r)
-    {
-        final long block = r.count * r.type.sizeBytes();
-        final AlgorithmSet s = begin(r, block * size, r.type, null, null);
-        if (0 == r.count)
-        {
-            return;
-        }
-        if (rank == r.root)
-        {
-            bindPair(r.send, block * size, r.recv, block);
-        }
-        else
-        {
-            bindOne(r.recv, block, recvView, Scratch.RECV_STAGE, false);
-        }
-        if (1 == size)
-        {
-            DataMover.copy(recvView, 0, sendView, 0, block);
-        }
-        else
-        {
-            s.gatherScatter.scatter(sendView, recvView, r.count, r.type, r.root);
-        }
-        copyOut(r.recv, recvView, 0, block);
     }
 
     private void pointToPoint(final OpRequest r)
@@ -785,11 +604,11 @@ public final class CollectiveEngine implements AutoCloseable
         waiter.begin(r.kind.label(), opSeq, opStartNs, sendBytes + recvBytes, r.type, null, null);
         if (sendBytes > 0)
         {
-            bindOne(r.send, sendBytes, sendView, Scratch.SEND_STAGE, true);
+            buffers.bindOne(r.send, sendBytes, sendView, Scratch.SEND_STAGE, true);
         }
         if (recvBytes > 0)
         {
-            bindOne(r.recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
+            buffers.bindOne(r.recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
         }
         final int to = OpKind.RECV == r.kind ? -1 : r.root;
         final int from = OpKind.SEND == r.kind ? -1 : (OpKind.RECV == r.kind ? r.root : r.peer2);
@@ -797,7 +616,7 @@ public final class CollectiveEngine implements AutoCloseable
             from < 0 ? null : links.link(from), recvView, 0, recvBytes, Steps.COPY, r.type, null, null, 0, false);
         if (recvBytes > 0)
         {
-            copyOut(r.recv, recvView, 0, recvBytes);
+            buffers.copyOut(r.recv, recvView, 0, recvBytes);
         }
     }
 
@@ -806,91 +625,12 @@ public final class CollectiveEngine implements AutoCloseable
      *
      * @return that set (null for one rank).
      */
-    private AlgorithmSet begin(final OpRequest r, final long bytes, final Object detailA, final Object detailB,
+    AlgorithmSet begin(final OpRequest r, final long bytes, final Object detailA, final Object detailB,
         final Object detailC)
     {
         final AlgorithmSet s = size > 1 ? set(bytes) : null;
         (null != s ? s.waiter : waiter).begin(r.kind.label(), opSeq, opStartNs, bytes, detailA, detailB, detailC);
         return s;
-    }
-
-    // ---- buffer binding ----
-
-    private void bindPair(final CommBuffer send, final long sendBytes, final CommBuffer recv, final long recvBytes)
-    {
-        bindOne(send, sendBytes, sendView, Scratch.SEND_STAGE, true);
-        if (CommBuffer.Kind.HEAP == recv.kind() && send.sameStart(recv))
-        {
-            recvView.wrapView(sendView, 0, recvBytes);
-        }
-        else
-        {
-            bindOne(recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
-        }
-    }
-
-    private void bindOne(final CommBuffer buffer, final long bytes, final MemView view, final int area,
-        final boolean copyIn)
-    {
-        switch (buffer.kind())
-        {
-            case REGION:
-                view.wrapRegion(buffer.region(), buffer.offset(), bytes);
-                break;
-            case DIRECT:
-                view.wrapNative(buffer.address(), bytes);
-                break;
-            default:
-                view.wrapView(scratch.view(area, bytes), 0, bytes);
-                if (copyIn)
-                {
-                    copyIn(buffer, view, 0, bytes);
-                }
-                break;
-        }
-    }
-
-    private void copyIn(final CommBuffer buffer, final MemView dst, final long dstOff, final long bytes)
-    {
-        if (CommBuffer.Kind.HEAP != buffer.kind())
-        {
-            bindOne(buffer, bytes, tmpView, Scratch.WORK, false);
-            DataMover.copy(dst, dstOff, tmpView, 0, bytes);
-            return;
-        }
-        long done = 0;
-        while (done < bytes)
-        {
-            final long n = Math.min(bytes - done, dst.contiguousBytes(dstOff + done));
-            UnsafeApi.copyMemory(buffer.array(), buffer.offset() + done, null, dst.nativeAddress(dstOff + done), n);
-            done += n;
-        }
-    }
-
-    private void copyOut(final CommBuffer buffer, final MemView src, final long srcOff, final long bytes)
-    {
-        if (CommBuffer.Kind.HEAP != buffer.kind())
-        {
-            return;
-        }
-        long done = 0;
-        while (done < bytes)
-        {
-            final long n = Math.min(bytes - done, src.contiguousBytes(srcOff + done));
-            UnsafeApi.copyMemory(null, src.nativeAddress(srcOff + done), buffer.array(), buffer.offset() + done, n);
-            done += n;
-        }
-    }
-
-    private void copyOutAny(final CommBuffer buffer, final MemView src, final long srcOff, final long bytes)
-    {
-        if (CommBuffer.Kind.HEAP == buffer.kind())
-        {
-            copyOut(buffer, src, srcOff, bytes);
-            return;
-        }
-        bindOne(buffer, bytes, tmpView, Scratch.WORK, false);
-        DataMover.copy(tmpView, 0, src, srcOff, bytes);
     }
 
     /** Frees the work memory (the links are closed by their owner). */
