@@ -7,7 +7,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
-import io.verbs4j.Access;
 import io.verbs4j.Capabilities;
 import io.verbs4j.ConnectionException;
 import io.verbs4j.Opcode;
@@ -67,11 +66,7 @@ public abstract class AbstractQueuePair implements QueuePair
     private final AbstractMemoryRegion[] scratchRegions;
     private final LastCheckedSend lastChecked;
     private final long[] scratchOffsets;
-    private final int[] scratchLengths;
-    private final AbstractMemoryRegion[] recvScratchRegions;
-    private final LkeyCache sendKeys;
-    private final LkeyCache recvKeys;
-    private final long[] recvScratchOffsets;
+    private final PostChecks checks;
     private DirectSend directSend;
     private volatile QpState state = QpState.RESET;
     private volatile boolean closed;
@@ -84,8 +79,6 @@ public abstract class AbstractQueuePair implements QueuePair
     protected AbstractQueuePair(final AbstractProtectionDomain pd, final QueuePairConfig config, final int qpNumber)
     {
         this.pd = pd;
-        this.sendKeys = new LkeyCache(pd.keys());
-        this.recvKeys = new LkeyCache(pd.keys());
         this.config = config;
         this.capabilities = pd.device().capabilities();
         this.qpNumber = qpNumber;
@@ -93,13 +86,10 @@ public abstract class AbstractQueuePair implements QueuePair
         this.recvCq = (BaseCompletionQueue)config.recvCq();
         this.sendQueue = new WorkQueue(true, config.sendDepth(), config.maxSendSge(), config.maxInlineLength());
         this.recvQueue = new WorkQueue(false, config.recvDepth(), config.maxRecvSge(), 0);
-        final int maxSge = Math.max(config.maxSendSge(), config.maxRecvSge());
-        scratchRegions = new AbstractMemoryRegion[maxSge];
-        scratchOffsets = new long[maxSge];
+        scratchRegions = new AbstractMemoryRegion[config.maxSendSge()];
+        scratchOffsets = new long[config.maxSendSge()];
         lastChecked = new LastCheckedSend(config.maxSendSge());
-        scratchLengths = new int[maxSge];
-        recvScratchRegions = new AbstractMemoryRegion[maxSge];
-        recvScratchOffsets = new long[maxSge];
+        checks = new PostChecks(config, capabilities, pd.keys());
     }
 
     /** {@inheritDoc} */
@@ -179,7 +169,7 @@ public abstract class AbstractQueuePair implements QueuePair
         final boolean unchecked = !lastChecked.matches(request);
         if (unchecked)
         {
-            final int shape = validateSend(request);
+            final int shape = checks.validateSend(request);
             if (OK != shape)
             {
                 return shape;
@@ -195,7 +185,7 @@ public abstract class AbstractQueuePair implements QueuePair
         if (unchecked)
         {
             lastChecked.forget();
-            localStatus = resolveSendSges(request, regions, offsets);
+            localStatus = checks.resolveSendSges(request, regions, offsets);
             if (WcStatus.SUCCESS == localStatus)
             {
                 lastChecked.remember(request);
@@ -239,7 +229,7 @@ public abstract class AbstractQueuePair implements QueuePair
         for (; accepted < size; accepted++)
         {
             final SendRequest request = list.request(accepted);
-            status = validateSend(request);
+            status = checks.validateSend(request);
             if (OK != status)
             {
                 break;
@@ -249,7 +239,7 @@ public abstract class AbstractQueuePair implements QueuePair
                 status = BACK_PRESSURED;
                 break;
             }
-            final int localStatus = resolveSendSges(request, scratchRegions, scratchOffsets);
+            final int localStatus = checks.resolveSendSges(request, scratchRegions, scratchOffsets);
             if (runStart < 0)
             {
                 // Directly only with nothing of this list waiting to be published: DirectSend checks the rest.
@@ -337,7 +327,7 @@ public abstract class AbstractQueuePair implements QueuePair
         {
             return INVALID_STATE;
         }
-        final int localStatus = resolveRecvSges(request);
+        final int localStatus = checks.resolveRecvSges(request);
         if (localStatus < 0)
         {
             return localStatus;
@@ -377,7 +367,7 @@ public abstract class AbstractQueuePair implements QueuePair
         for (; accepted < size; accepted++)
         {
             final RecvRequest request = list.request(accepted);
-            final int localStatus = resolveRecvSges(request);
+            final int localStatus = checks.resolveRecvSges(request);
             if (localStatus < 0)
             {
                 status = localStatus;
@@ -416,49 +406,10 @@ public abstract class AbstractQueuePair implements QueuePair
         return list.posted(accepted, status);
     }
 
-    /**
-     * Checks a receive's shape and resolves its SGEs into the receive scratch arrays.
-     *
-     * @return {@link QueuePair#INVALID_REQUEST} (negative), or the local status: SUCCESS or LOC_PROT_ERR.
-     */
-    private int resolveRecvSges(final RecvRequest request)
-    {
-        final int count = request.sgeCount();
-        if (count > config.maxRecvSge())
-        {
-            return INVALID_REQUEST;
-        }
-        int localStatus = WcStatus.SUCCESS;
-        for (int i = 0; i < count; i++)
-        {
-            final int length = request.sgeLength(i);
-            if (length < 0)
-            {
-                return INVALID_REQUEST;
-            }
-            scratchLengths[i] = length;
-            final AbstractMemoryRegion region = recvKeys.byLkey(request.sgeLkey(i));
-            final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), length);
-            if (offset < 0 || 0 == (region.access() & Access.LOCAL_WRITE))
-            {
-                localStatus = WcStatus.LOC_PROT_ERR;
-                recvScratchRegions[i] = null;
-                recvScratchOffsets[i] = 0;
-                scratchLengths[i] = 0;
-            }
-            else
-            {
-                recvScratchRegions[i] = region;
-                recvScratchOffsets[i] = offset;
-            }
-        }
-        return localStatus;
-    }
-
     private void fillRecv(final long pos, final RecvRequest request, final int localStatus)
     {
         recvQueue.fillRecv(pos, request.wrId(), WcStatus.SUCCESS == localStatus ? request.sgeCount() : 0,
-            recvScratchRegions, recvScratchOffsets, scratchLengths);
+            checks.recvRegions(), checks.recvOffsets(), checks.recvLengths());
     }
 
     private void failRecvAtPost(final long pos, final int localStatus)
@@ -721,85 +672,6 @@ public abstract class AbstractQueuePair implements QueuePair
         recvQueue.flushPending();
         sendQueue.drain(sendCq, qpNumber);
         recvQueue.drain(recvCq, qpNumber);
-    }
-
-    private int validateSend(final SendRequest request)
-    {
-        final int opcode = request.opcode();
-        if (opcode < 0 || opcode >= Opcode.SEND_OPCODE_COUNT)
-        {
-            return INVALID_REQUEST;
-        }
-        if (!capabilities.supportsOpcode(opcode))
-        {
-            return NOT_SUPPORTED;
-        }
-        final int count = request.sgeCount();
-        if (count > config.maxSendSge())
-        {
-            return INVALID_REQUEST;
-        }
-        long total = 0;
-        for (int i = 0; i < count; i++)
-        {
-            final int length = request.sgeLength(i);
-            if (length < 0)
-            {
-                return INVALID_REQUEST;
-            }
-            total += length;
-        }
-        if (total > capabilities.maxMessageLength())
-        {
-            return INVALID_REQUEST;
-        }
-        final int flags = request.flags();
-        if (0 != (flags & (SendRequest.INLINE | SendRequest.INJECT)))
-        {
-            if ((0 != (flags & SendRequest.INLINE) && !capabilities.has(Capabilities.INLINE)) ||
-                (0 != (flags & SendRequest.INJECT) && !capabilities.has(Capabilities.INJECT)))
-            {
-                return NOT_SUPPORTED;
-            }
-            if (total > config.maxInlineLength() || Opcode.writesLocalMemory(opcode))
-            {
-                // READ and atomics write a result locally: nothing to copy at post, and INJECT could not report it.
-                return INVALID_REQUEST;
-            }
-        }
-        if (Opcode.isAtomic(opcode))
-        {
-            if (1 != count || 8 != request.sgeLength(0) || 0 != (request.remoteAddress() & 7) ||
-                0 != (request.sgeAddress(0) & 7))
-            {
-                return INVALID_REQUEST;
-            }
-        }
-        return OK;
-    }
-
-    private int resolveSendSges(
-        final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
-    {
-        final boolean needsLocalWrite = Opcode.writesLocalMemory(request.opcode());
-        int status = WcStatus.SUCCESS;
-        for (int i = 0, n = request.sgeCount(); i < n; i++)
-        {
-            final AbstractMemoryRegion region = sendKeys.byLkey(request.sgeLkey(i));
-            final long offset = null == region ? -1 : region.offsetOf(request.sgeAddress(i), request.sgeLength(i));
-            if (offset < 0 || (needsLocalWrite && 0 == (region.access() & Access.LOCAL_WRITE)))
-            {
-                status = WcStatus.LOC_PROT_ERR;
-                regions[i] = null;
-                offsets[i] = 0;
-            }
-            else
-            {
-                regions[i] = region;
-                offsets[i] = offset;
-            }
-        }
-        return status;
     }
 
     /**
