@@ -4,13 +4,11 @@
 package io.verbs4j.bench.coll;
 
 import io.verbs4j.MemoryRegion;
-import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.CollectiveHandle;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
-import io.verbs4j.collectives.algorithm.ChoiceTable;
 import io.verbs4j.collectives.measure.CallBatch;
 import io.verbs4j.collectives.measure.TimedRun;
 import io.verbs4j.collectives.measure.Warmup;
@@ -21,14 +19,12 @@ import io.verbs4j.collectives.types.ReduceOp;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.List;
 import java.util.Locale;
 import java.util.function.LongUnaryOperator;
 
@@ -73,6 +69,7 @@ public final class CollRank
     private MemoryRegion sendRegion;
     private MemoryRegion recvRegion;
     private PrintWriter json;
+    private CollReport report;
     private long wrongTotal;
     private int issued;
     private final long[] pids;
@@ -141,6 +138,7 @@ public final class CollRank
                 {
                     json = new PrintWriter(Files.newBufferedWriter(Path.of(s.json), StandardCharsets.UTF_8));
                 }
+                report = new CollReport(s, n, out, json, comm, pids);
             }
             try
             {
@@ -152,9 +150,9 @@ public final class CollRank
                     busBwCount = 0;
                     wrongTotal = 0;
                     warmups.reset();
-                    if (null != out)
+                    if (null != report)
                     {
-                        header(context);
+                        report.header(coll, context);
                     }
                     for (final DataType type : Collective.BARRIER == coll ? s.types.subList(0, 1) : s.types)
                     {
@@ -166,9 +164,9 @@ public final class CollRank
                             }
                         }
                     }
-                    if (null != out)
+                    if (null != report)
                     {
-                        footer();
+                        report.footer(coll, wrongTotal, busBwCount > 0 ? busBwSum / busBwCount : 0, warmups);
                     }
                     wrong += wrongTotal;
                 }
@@ -302,9 +300,10 @@ public final class CollRank
         final double busBw = algBw * coll.busBwFactor(n);
         busBwSum += busBw;
         busBwCount++;
-        if (null != json)
+        if (null != report && report.hasJson())
         {
-            json(inPlace, count, type, op, root, timeUs, mean, min, max, algBw, busBw, wrong, warm, timed);
+            report.json(coll, inPlace, count, type, op, root, timeUs, mean, min, max, allTimes[0], algBw, busBw, wrong,
+                warm, timed);
         }
         return NcclTestsFormat.body(timeUs, algBw, busBw, wrong);
     }
@@ -555,194 +554,5 @@ public final class CollRank
                 break;
         }
         return pattern.countWrong(l.recvRegion, l.recvOffset, l.recvBytes / type.sizeBytes(), type, expected);
-    }
-
-    // ---------------------------------------------------------------- output (rank 0)
-
-    private void header(final CommunicatorContext context)
-    {
-        final List<Long> sweep = s.sweep(coll);
-        out.printf(Locale.ROOT, "# verbs4j coll %s (%s)%n", coll.label(), Collective.BARRIER == coll ?
-            "nccl-tests format; barrier is not in nccl-tests: time only" : "nccl-tests " + coll.ncclTestsBinary() +
-            " format");
-        out.printf(Locale.ROOT, "# nRanks %d (%s) transport: %s algo: %s minBytes %d maxBytes %d step: %s " +
-            "warmup iters: %d iters: %d mode: %s validation: %d time: %s%n", n,
-            s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes",
-            s.transport, CollNames.algorithmName(s.algorithm), s.sizes.isEmpty() ? s.minBytes : sweep.get(0),
-            s.sizes.isEmpty() ? s.maxBytes : sweep.get(sweep.size() - 1),
-            !s.sizes.isEmpty() ? "list" : (s.stepFactor > 1 ? s.stepFactor + "(factor)" : s.stepBytes + "(bytes)"),
-            s.warmup, s.iters, s.async && Collective.SENDRECV != coll ? "async" : "blocking",
-            s.check ? 1 : 0, averageName(s.average));
-        out.printf(Locale.ROOT, "# idle: %s; device progress thread: %s | JDK %s | %d CPUs%s%n",
-            s.busyPoll ? "busy-poll (spin)" : String.format(Locale.ROOT, "spin %d, yield %d, park %d-%d us",
-                context.idleSpins(), context.idleYields(), context.idleMinParkNs() / 1000,
-                context.idleMaxParkNs() / 1000),
-            context.deviceProgressThread() ? "on" : "off", System.getProperty("java.version"),
-            Runtime.getRuntime().availableProcessors(), null == System.getenv("VERBS4J_BOUND_CPU") ?
-                " (ranks unbound)" : " (rank 0 bound to CPU " + System.getenv("VERBS4J_BOUND_CPU") +
-                ", each rank to a core of its own)");
-        out.println("#");
-        out.println("# Using ranks");
-        final String host = hostName();
-        for (int r = 0; r < n; r++)
-        {
-            // with --env the ranks run on hosts this rank does not know the names of
-            out.printf(Locale.ROOT, "#  Rank %2d Pid %7d on %10s %s%n", r, pids[r], s.env && r > 0 ? "-" : host,
-                s.threads ? "thread verbs4j-rank-" + r : "process");
-        }
-        final StringBuilder links = new StringBuilder();
-        for (int peer = 1; peer < n; peer++)
-        {
-            links.append(' ').append(peer).append(':').append(comm.transport(peer));
-        }
-        out.println("# Rank 0 links (peer:provider):" + (links.length() == 0 ? " none" : links));
-        out.println(comm.flagLinkMaxBytes() < 0 ? "# Flag links: none" :
-            "# Flag links (direct peer memory, same host) for operations up to " + comm.flagLinkMaxBytes() + " B");
-        if (s.async && Collective.SENDRECV == coll)
-        {
-            out.println("# sendrecv has no non-blocking form: blocking calls");
-        }
-        if (s.runCycles > 1 || s.timestamps)
-        {
-            out.println("#" + (s.runCycles > 1 ? " every size runs " + s.runCycles + " times (-N)" : "") +
-                (s.timestamps ? " rows start with the time they were measured (-S 1)" : ""));
-        }
-        out.println("# Warm-up: " + s.warmupPolicy().describe() + ", just before each size and placement" +
-            (s.warmupExact ? " (--warmup-exact)" : "; rank 0 decides for all ranks"));
-        out.println("# Cost model: " + comm.costModel().describe());
-        if (Collective.ALLREDUCE == coll)
-        {
-            out.println("# AllReduce choice (" + CollNames.algorithmName(s.algorithm) + ", " + n + " ranks): " +
-                ChoiceTable.of(bytes -> comm.allReduceAlgorithm(bytes, Algorithm.AUTO), CollSettings.MAX_BYTES)
-                    .format(CollNames::algorithmName));
-        }
-        out.println("#");
-        for (final String line : NcclTestsFormat.columnHeader())
-        {
-            out.println(line);
-        }
-        out.flush();
-    }
-
-    private void footer()
-    {
-        for (final String line : NcclTestsFormat.footer(wrongTotal, busBwCount > 0 ? busBwSum / busBwCount : 0))
-        {
-            if ("#".equals(line))
-            {
-                out.println(warmups.line(s.warmupExact));
-            }
-            if ("#".equals(line) && Collective.ALLREDUCE == coll)
-            {
-                out.println("# AllReduce algorithm by size (" + CollNames.algorithmName(s.algorithm) + "): " +
-                    algorithms());
-            }
-            out.println(line);
-        }
-        out.flush();
-    }
-
-    private String algorithms()
-    {
-        final StringBuilder text = new StringBuilder();
-        Algorithm previous = null;
-        long first = -1;
-        long last = -1;
-        for (final long size : s.sweep(coll))
-        {
-            final long bytes = coll.sizeBytes(coll.count(size, 4, n), 4, n);
-            final Algorithm algorithm = comm.allReduceAlgorithm(bytes, Algorithm.AUTO);
-            if (algorithm != previous && null != previous)
-            {
-                appendRange(text, first, last, previous);
-                first = -1;
-            }
-            if (-1 == first)
-            {
-                first = size;
-            }
-            last = size;
-            previous = algorithm;
-        }
-        if (null != previous)
-        {
-            appendRange(text, first, last, previous);
-        }
-        return text.toString();
-    }
-
-    private static void appendRange(final StringBuilder text, final long first, final long last,
-        final Algorithm algorithm)
-    {
-        text.append(text.length() == 0 ? "" : ", ").append(first);
-        if (last != first)
-        {
-            text.append("..").append(last);
-        }
-        text.append(" B ").append(CollNames.algorithmName(algorithm));
-    }
-
-    private void json(final boolean inPlace, final long count, final DataType type, final ReduceOp op, final int root,
-        final double timeUs, final double mean, final double min, final double max, final double algBw,
-        final double busBw, final long wrong, final WarmupResult warm, final TimedRun timed)
-    {
-        final int es = type.sizeBytes();
-        json.printf(Locale.ROOT, "{\"collective\":\"%s\",\"ranks\":%d,\"launch\":\"%s\",\"transport\":\"%s\"," +
-                "\"algo\":\"%s\",\"mode\":\"%s\",\"busy_poll\":%b,\"cpus\":%d," +
-                "\"placement\":\"%s\",\"size_bytes\":%d," +
-                "\"count\":%d,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"warmup\":%d,\"warmup_exact\":%b," +
-                "\"warmup_calls\":%d,\"warmup_s\":%s,\"warmup_outcome\":\"%s\",\"iters\":%d,\"timed_attempts\":%d," +
-                "\"time_agg\":\"%s\",\"time_us\":%s,\"time_us_mean\":%s,\"time_us_min\":%s,\"time_us_max\":%s," +
-                "\"time_us_rank0\":%s,\"algbw_GBps\":%s,\"busbw_GBps\":%s,\"wrong\":%s}%n",
-            coll.label(), n, s.threads ? "threads" : s.env ? "processes, env bootstrap" : "processes", s.transport,
-            CollNames.algorithmName(s.algorithm), s.async && Collective.SENDRECV != coll ? "async" : "blocking",
-            s.busyPoll, Runtime.getRuntime().availableProcessors(), inPlace ? "in-place" : "out-of-place",
-            coll.sizeBytes(count, es, n), count,
-            type.name().toLowerCase(Locale.ROOT), null == op ? "none" : CollNames.opName(op), root, s.warmup,
-            s.warmupExact, warm.calls(), num(warm.elapsedNs() / 1e9), warm.outcome(), s.iters,
-            timed.attempts(), averageName(s.average), num(timeUs), num(mean), num(min), num(max), num(allTimes[0]),
-            num(algBw), num(busBw), wrong < 0 ? "null" : Long.toString(wrong));
-        json.flush();
-    }
-
-    private static String num(final double value)
-    {
-        return Double.isFinite(value) ? Double.toString(value) : "null";
-    }
-
-    /**
-     * @param average {@code -a} value.
-     * @return its description for the header.
-     */
-    public static String averageName(final int average)
-    {
-        switch (average)
-        {
-            case 0:
-                return "rank0";
-            case 2:
-                return "min";
-            case 3:
-                return "max";
-            default:
-                return "mean";
-        }
-    }
-
-    private static String hostName()
-    {
-        final String env = System.getenv("HOSTNAME");
-        if (null != env && !env.isEmpty())
-        {
-            return env;
-        }
-        try
-        {
-            return InetAddress.getLocalHost().getHostName();
-        }
-        catch (final IOException ex)
-        {
-            return "localhost";
-        }
     }
 }
