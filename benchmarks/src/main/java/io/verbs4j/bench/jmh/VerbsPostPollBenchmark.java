@@ -3,16 +3,10 @@
 
 package io.verbs4j.bench.jmh;
 
-import io.verbs4j.Access;
 import io.verbs4j.CompletionHandler;
 import io.verbs4j.CompletionQueue;
-import io.verbs4j.Device;
-import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
-import io.verbs4j.ProtectionDomain;
-import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
-import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
@@ -36,7 +30,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -88,7 +81,7 @@ public class VerbsPostPollBenchmark
     @Param({ "true" })
     public boolean progressThread;
 
-    private DevicePair pair;
+    private ConnectedPair pair;
     private CompletionQueue clientCq;
     private QueuePair clientQp;
     private final SendRequest write = new SendRequest(1);
@@ -106,32 +99,14 @@ public class VerbsPostPollBenchmark
     @Setup(Level.Trial)
     public void setUp() throws Exception
     {
-        pair = new DevicePair(provider, context(), context(), 2 * DEPTH);
-        final ProtectionDomain serverPd = pair.server.allocateProtectionDomain();
-        final CompletionQueue serverCq = pair.server.createCompletionQueue(2 * DEPTH);
-        final MemoryRegion serverRegion = serverPd.allocate(4096, Access.ALL);
-        final QueuePair serverQp = serverPd.createQueuePair(new QueuePairConfig(serverCq)
-            .sendDepth(DEPTH).recvDepth(DEPTH).maxInlineLength(Math.min(256, maxInline(pair.server))));
-        serverQp.modify(QpState.INIT);
-        final RecvRequest recv = new RecvRequest(1).sge(serverRegion, 0, 4096);
-        for (int i = 0; i < RECEIVES; i++)
-        {
-            check(serverQp.postRecv(recv));
-        }
-
+        pair = new ConnectedPair(provider, context(), context(), DEPTH, RECEIVES);
         clientCq = pair.clientCq;
-        final MemoryRegion clientRegion = pair.clientPd.allocate(4096, Access.ALL);
-        clientQp = pair.clientPd.createQueuePair(new QueuePairConfig(clientCq)
-            .sendDepth(DEPTH).recvDepth(1).maxInlineLength(Math.min(256, maxInline(pair.client))));
-        final ByteBuffer peer = ByteBuffer.wrap(pair.connectOnce(clientQp, request -> request.accept(serverQp,
-            ByteBuffer.allocate(12).putLong(serverRegion.address()).putInt(serverRegion.rkey()).array())));
-        pair.stopListening();
-        final long peerAddress = peer.getLong();
-        final int peerRkey = peer.getInt();
-        write.opcode(Opcode.RDMA_WRITE).sge(clientRegion, 0, size).remote(peerAddress + 2048, peerRkey);
-        send.opcode(Opcode.SEND).flags(SendRequest.SIGNALED | SendRequest.INLINE).sge(clientRegion, 0, size);
+        clientQp = pair.client;
+        write.opcode(Opcode.RDMA_WRITE).sge(pair.clientRegion, 0, size).remote(pair.serverAddress + 2048,
+            pair.serverRkey);
+        send.opcode(Opcode.SEND).flags(SendRequest.SIGNALED | SendRequest.INLINE).sge(pair.clientRegion, 0, size);
 
-        serverLoop = new ServerLoop(serverQp, serverCq, recv);
+        serverLoop = new ServerLoop(pair.server, pair.serverCq, pair.recv);
         serverThread = new Thread(serverLoop, "verbs4j-jmh-server");
         serverThread.setDaemon(true);
         serverThread.start();
@@ -146,11 +121,6 @@ public class VerbsPostPollBenchmark
             context.property(TcpConfiguration.MODE_PROP_NAME, busyPoll ? "poll" : "event");
         }
         return context;
-    }
-
-    private static int maxInline(final Device device)
-    {
-        return device.capabilities().maxInlineLength();
     }
 
     /**
@@ -226,10 +196,7 @@ public class VerbsPostPollBenchmark
 
     private static void check(final int rc)
     {
-        if (QueuePair.OK != rc)
-        {
-            throw new IllegalStateException("post refused: " + QueuePair.describe(rc));
-        }
+        ConnectedPair.check(rc);
     }
 
     /**

@@ -3,14 +3,9 @@
 
 package io.verbs4j.bench.jmh;
 
-import io.verbs4j.Access;
 import io.verbs4j.CompletionQueue;
-import io.verbs4j.MemoryRegion;
 import io.verbs4j.Opcode;
-import io.verbs4j.ProtectionDomain;
-import io.verbs4j.QpState;
 import io.verbs4j.QueuePair;
-import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
@@ -30,7 +25,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -65,7 +59,7 @@ public class VerbsSoftwareCostBenchmark
     @Param({ "8" })
     public int size;
 
-    private DevicePair pair;
+    private ConnectedPair pair;
     private CompletionQueue clientCq;
     private CompletionQueue serverCq;
     private QueuePair clientQp;
@@ -86,30 +80,15 @@ public class VerbsSoftwareCostBenchmark
     @Setup(Level.Trial)
     public void setUp() throws Exception
     {
-        pair = new DevicePair("shm", context(), context(), 2 * DEPTH);
-        final ProtectionDomain serverPd = pair.server.allocateProtectionDomain();
-        serverCq = pair.server.createCompletionQueue(2 * DEPTH);
-        final MemoryRegion serverRegion = serverPd.allocate(4096, Access.ALL);
-        serverQp = serverPd.createQueuePair(new QueuePairConfig(serverCq)
-            .sendDepth(DEPTH).recvDepth(DEPTH).maxInlineLength(256));
-        serverQp.modify(QpState.INIT);
-        recv = new RecvRequest(1).sge(serverRegion, 0, 4096);
-        for (int i = 0; i < RECEIVES; i++)
-        {
-            check(serverQp.postRecv(recv));
-        }
+        pair = new ConnectedPair("shm", context(), context(), DEPTH, RECEIVES);
         clientCq = pair.clientCq;
-        final MemoryRegion clientRegion = pair.clientPd.allocate(4096, Access.ALL);
-        clientQp = pair.clientPd.createQueuePair(new QueuePairConfig(clientCq)
-            .sendDepth(DEPTH).recvDepth(1).maxInlineLength(256));
-        final ByteBuffer peer = ByteBuffer.wrap(pair.connectOnce(clientQp, request -> request.accept(serverQp,
-            ByteBuffer.allocate(12).putLong(serverRegion.address()).putInt(serverRegion.rkey()).array())));
-        pair.stopListening();
-        final long peerAddress = peer.getLong();
-        final int peerRkey = peer.getInt();
-        write.opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED).sge(clientRegion, 0, size)
-            .remote(peerAddress + 2048, peerRkey);
-        send.opcode(Opcode.SEND).flags(SendRequest.SIGNALED | SendRequest.INLINE).sge(clientRegion, 0, size);
+        serverCq = pair.serverCq;
+        clientQp = pair.client;
+        serverQp = pair.server;
+        recv = pair.recv;
+        write.opcode(Opcode.RDMA_WRITE).flags(SendRequest.SIGNALED).sge(pair.clientRegion, 0, size)
+            .remote(pair.serverAddress + 2048, pair.serverRkey);
+        send.opcode(Opcode.SEND).flags(SendRequest.SIGNALED | SendRequest.INLINE).sge(pair.clientRegion, 0, size);
     }
 
     private static DeviceContext context()
@@ -185,9 +164,6 @@ public class VerbsSoftwareCostBenchmark
 
     private static void check(final int rc)
     {
-        if (QueuePair.OK != rc)
-        {
-            throw new IllegalStateException("post refused: " + QueuePair.describe(rc));
-        }
+        ConnectedPair.check(rc);
     }
 }
