@@ -124,7 +124,7 @@ public final class Communicator implements AutoCloseable
         CreationReport.created(startTicks, context.debugInfo(), name(), rank(), size(), context.hostAddress(),
             transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), null == model ? "none" : model.describe(),
             bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
-        CreationReport.warnIfOversubscribedBusyPoll(rank, context.idleSpins() >= Integer.MAX_VALUE,
+        CreationReport.warnIfOversubscribedBusyPoll(rank, CommunicatorAssembly.busyPolls(context),
             engine.flagLinkPeers() + 1, Runtime.getRuntime().availableProcessors());
     }
 

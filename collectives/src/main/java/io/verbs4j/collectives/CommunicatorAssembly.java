@@ -4,8 +4,6 @@
 package io.verbs4j.collectives;
 
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 
 import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.algorithm.CostModel;
@@ -24,9 +22,6 @@ import org.agrona.concurrent.IdleStrategy;
  */
 final class CommunicatorAssembly
 {
-    /** The tcp provider's mode property ({@code TcpConfiguration.MODE_PROP_NAME}; this module does not link it). */
-    static final String TCP_MODE_PROPERTY = "verbs4j.tcp.mode";
-
     private CommunicatorAssembly()
     {
     }
@@ -54,7 +49,8 @@ final class CommunicatorAssembly
         settings.hostAddress = context.hostAddress();
         settings.timeout = Duration.ofNanos(context.bootstrapTimeoutNs());
         settings.peerTimeoutNs = context.peerTimeoutNs();
-        settings.deviceProperties = deviceProperties(context);
+        settings.deviceProperties = context.deviceProperties();
+        settings.busyPoll = busyPolls(context);
         settings.progressThread = context.deviceProgressThread();
         final Bootstrap.Result result = Bootstrap.run(settings, exchange);
         final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);
@@ -85,26 +81,12 @@ final class CommunicatorAssembly
     }
 
     /**
-     * The properties of the devices a communicator opens: the context's, and for a busy-polling communicator (its
-     * waiting threads never yield) tcp's poll mode, so that those threads read their sockets themselves, unless the
-     * mode was chosen (a device property of the context, or the system property). In tcp's default event mode an I/O
-     * thread reads the sockets, and with a spinning rank on every core it gets no time: an 8 B AllReduce of two ranks
-     * took 230-1,400 µs instead of 11 on two cores.
-     *
      * @param context settings.
-     * @return the device properties.
+     * @return true if the waiting threads busy-poll (spin and never yield).
      */
-    static Map<String, String> deviceProperties(final CommunicatorContext context)
+    static boolean busyPolls(final CommunicatorContext context)
     {
-        final Map<String, String> properties = context.deviceProperties();
-        if (context.idleSpins() < Integer.MAX_VALUE || properties.containsKey(TCP_MODE_PROPERTY) ||
-            null != System.getProperty(TCP_MODE_PROPERTY))
-        {
-            return properties;
-        }
-        final Map<String, String> busyPoll = new HashMap<>(properties);
-        busyPoll.put(TCP_MODE_PROPERTY, "poll");
-        return busyPoll;
+        return context.idleSpins() >= Integer.MAX_VALUE;
     }
 
     /**
@@ -113,7 +95,7 @@ final class CommunicatorAssembly
      */
     static IdleStrategy newIdle(final CommunicatorContext context)
     {
-        if (context.idleSpins() >= Integer.MAX_VALUE)
+        if (busyPolls(context))
         {
             // busy-poll: nothing to learn
             return new BackoffIdleStrategy(context.idleSpins(), context.idleYields(), context.idleMinParkNs(),

@@ -96,6 +96,7 @@ final class HeapMesh implements AutoCloseable
         settings.peerTimeoutNs = options.peerTimeoutNs();
         settings.progressThread = options.deviceProgressThread();
         settings.deviceProperties = options.deviceProperties();
+        settings.busyPoll = options.idleSpins() >= Integer.MAX_VALUE;
         final Bootstrap.Result result = Bootstrap.run(settings, new CommExchange(world));
         return new HeapMesh(world.rank(), world.size(), result.links, result.transports, options.directAccess());
     }
