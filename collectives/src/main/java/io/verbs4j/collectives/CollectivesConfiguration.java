@@ -304,6 +304,16 @@ public final class CollectivesConfiguration
         return Long.getLong(IDLE_SPINS_PROP_NAME, IDLE_SPINS_DEFAULT);
     }
 
+    /**
+     * @param idleSpins spins of an idle setting ({@link #IDLE_SPINS_PROP_NAME}, {@code CommunicatorContext.idle}).
+     * @return true if threads waiting with it busy-poll: they spin and never yield (nothing for an adaptive strategy
+     *         to learn, and a provider's own threads beside them get no time).
+     */
+    public static boolean busyPolls(final long idleSpins)
+    {
+        return idleSpins >= Integer.MAX_VALUE;
+    }
+
     /** @return {@link #IDLE_YIELDS_PROP_NAME}. */
     public static long idleYields()
     {

@@ -86,7 +86,7 @@ final class CommunicatorAssembly
      */
     static boolean busyPolls(final CommunicatorContext context)
     {
-        return context.idleSpins() >= Integer.MAX_VALUE;
+        return CollectivesConfiguration.busyPolls(context.idleSpins());
     }
 
     /**

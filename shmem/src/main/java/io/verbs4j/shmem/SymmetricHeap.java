@@ -118,7 +118,7 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
 
     private static IdleStrategy newIdle(final ShmemOptions options)
     {
-        if (options.idleSpins() >= Integer.MAX_VALUE)
+        if (CollectivesConfiguration.busyPolls(options.idleSpins()))
         {
             // busy-poll, as a communicator does: nothing to learn
             return new BackoffIdleStrategy(options.idleSpins(), options.idleYields(), options.idleMinParkNs(),

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import io.verbs4j.VerbsException;
 
@@ -190,24 +191,13 @@ public final class ShmFiles
     public int sweepDevice(final long pid, final long deviceId)
     {
         final String owner = owner(pid, deviceId);
-        int deleted = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, owner + "*"))
+        return deleteWhere(dir, owner + "*", file ->
         {
-            for (final Path file : files)
-            {
-                final String name = file.getFileName().toString();
-                final char next = name.length() > owner.length() ? name.charAt(owner.length()) : ' ';
-                if (('-' == next || '.' == next) && Files.deleteIfExists(file))
-                {
-                    deleted++;
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ignore)
-        {
-            // Best effort: the directory may vanish or a file be deleted concurrently.
-        }
-        return deleted;
+            // not the device whose id starts with this one's digits
+            final String name = file.getFileName().toString();
+            final char next = name.length() > owner.length() ? name.charAt(owner.length()) : ' ';
+            return '-' == next || '.' == next;
+        });
     }
 
     private int sweep(final long onlyPid)
@@ -218,19 +208,25 @@ public final class ShmFiles
 
     private int sweep(final Path directory, final long onlyPid)
     {
-        int deleted = 0;
         final Map<String, Boolean> deviceAlive = new HashMap<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix + "*"))
+        return deleteWhere(directory, prefix + "*", file ->
+        {
+            final long pid = ownerPid(file);
+            return pid > 0 && (onlyPid < 0 ? !ownerAlive(file, pid, deviceAlive) : pid == onlyPid);
+        });
+    }
+
+    /** Deletes the files of {@code directory} matching {@code glob} that {@code doomed} picks. Never throws. */
+    private static int deleteWhere(final Path directory, final String glob, final Predicate<Path> doomed)
+    {
+        int deleted = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, glob))
         {
             for (final Path file : files)
             {
-                final long pid = ownerPid(file);
-                if (pid > 0 && (onlyPid < 0 ? !ownerAlive(file, pid, deviceAlive) : pid == onlyPid))
+                if (doomed.test(file) && Files.deleteIfExists(file))
                 {
-                    if (Files.deleteIfExists(file))
-                    {
-                        deleted++;
-                    }
+                    deleted++;
                 }
             }
         }

@@ -3,6 +3,8 @@
 
 package io.verbs4j.bench.jmh;
 
+import static io.verbs4j.bench.jmh.ConnectedPair.check;
+
 import io.verbs4j.CompletionHandler;
 import io.verbs4j.CompletionQueue;
 import io.verbs4j.Opcode;
@@ -192,11 +194,6 @@ public class VerbsPostPollBenchmark
                 throw new IllegalStateException("completion failed: " + WcStatus.name(counter.failedStatus));
             }
         }
-    }
-
-    private static void check(final int rc)
-    {
-        ConnectedPair.check(rc);
     }
 
     /**

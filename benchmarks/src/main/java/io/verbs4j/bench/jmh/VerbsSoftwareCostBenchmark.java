@@ -3,6 +3,8 @@
 
 package io.verbs4j.bench.jmh;
 
+import static io.verbs4j.bench.jmh.ConnectedPair.check;
+
 import io.verbs4j.CompletionQueue;
 import io.verbs4j.Opcode;
 import io.verbs4j.QueuePair;
@@ -148,9 +150,9 @@ public class VerbsSoftwareCostBenchmark
         }
     }
 
+    /** Called only after an empty poll: a clock read per completion would be part of the figure. */
     private static void checkProgress(final VerbsPostPollBenchmark.Counter counter, final long startNs)
     {
-        // Only after an empty poll: a clock read per completion would be part of the figure.
         if (WcStatus.SUCCESS != counter.failedStatus)
         {
             throw new IllegalStateException("completion failed: " + WcStatus.name(counter.failedStatus));
@@ -160,10 +162,5 @@ public class VerbsSoftwareCostBenchmark
             throw new IllegalStateException("no completion within " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS) +
                 " s");
         }
-    }
-
-    private static void check(final int rc)
-    {
-        ConnectedPair.check(rc);
     }
 }

@@ -8,6 +8,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,7 +124,7 @@ public final class Bootstrap
         {
             return properties;
         }
-        final Map<String, String> polled = new java.util.HashMap<>(properties);
+        final Map<String, String> polled = new HashMap<>(properties);
         polled.put(TCP_MODE_PROPERTY, "poll");
         return polled;
     }
