@@ -50,7 +50,6 @@ final class CommunicatorAssembly
         settings.timeout = Duration.ofNanos(context.bootstrapTimeoutNs());
         settings.peerTimeoutNs = context.peerTimeoutNs();
         settings.deviceProperties = context.deviceProperties();
-        settings.busyPoll = busyPolls(context);
         settings.progressThread = context.deviceProgressThread();
         final Bootstrap.Result result = Bootstrap.run(settings, exchange);
         final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);

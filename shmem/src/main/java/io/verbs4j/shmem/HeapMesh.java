@@ -10,7 +10,6 @@ import io.verbs4j.Capabilities;
 import io.verbs4j.CompletionQueue;
 import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QueuePair;
-import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.bootstrap.Bootstrap;
 import io.verbs4j.collectives.link.VerbsLinks;
@@ -97,7 +96,6 @@ final class HeapMesh implements AutoCloseable
         settings.peerTimeoutNs = options.peerTimeoutNs();
         settings.progressThread = options.deviceProgressThread();
         settings.deviceProperties = options.deviceProperties();
-        settings.busyPoll = CollectivesConfiguration.busyPolls(options.idleSpins());
         final Bootstrap.Result result = Bootstrap.run(settings, new CommExchange(world));
         return new HeapMesh(world.rank(), world.size(), result.links, result.transports, options.directAccess());
     }

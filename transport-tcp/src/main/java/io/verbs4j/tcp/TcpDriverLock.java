@@ -42,12 +42,21 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
         void pump();
     }
 
+    /**
+     * How long after the event loop last looked at the lock it waits for pollers still leave it alone: longer than
+     * a spin step or a yield that returns at once, far shorter than a scheduler slice.
+     */
+    static final long IO_WAIT_FRESH_NS = 20_000;
+
     private final PendingWork pending;
     @SuppressWarnings("unused")
     private volatile int driver;
     private boolean ioLocked;
-    /** The event loop waits for the driver lock: pollers leave it alone until it had its turn. */
-    private volatile boolean ioWaiting;
+    /**
+     * While the event loop waits for the driver lock, when it last looked at it ({@link System#nanoTime()}; 0: not
+     * waiting): pollers leave the lock alone while that is recent.
+     */
+    private volatile long ioWaitingNs;
 
     /**
      * @param pending what to send when the event loop releases the lock.
@@ -73,10 +82,31 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
         DRIVER.setRelease(this, 0);
     }
 
-    /** @return true while the event loop waits for the lock: a poller should not take it now. */
+    /**
+     * Whether a poller should leave the lock alone now: the event loop waits for it and looked at it within
+     * {@link #IO_WAIT_FRESH_NS}. An event loop that waits but does not run (its thread preempted, or gone to
+     * {@link Thread#yield()} on the core of the spinning poller that holds the lock) no longer counts: a poller
+     * that stepped aside for it kept its core and the lock idle until the scheduler ended its slice (EEVDF: 1-2 ms
+     * per 8 B AllReduce of two busy-polling ranks over tcp, instead of 11 µs), while the reads it would have done
+     * are what the event loop waits to do.
+     *
+     * @return true while the event loop waits for the lock and is running.
+     */
     boolean isIoWaiting()
     {
-        return ioWaiting;
+        return 0 != ioWaitingNs && isIoWaitingAt(System.nanoTime());
+    }
+
+    /**
+     * {@link #isIoWaiting()} as seen at a given time (tests: a waiting event loop that stopped running).
+     *
+     * @param nowNs the time, {@link System#nanoTime()} scale.
+     * @return true if the event loop waits for the lock and looked at it within {@link #IO_WAIT_FRESH_NS} of nowNs.
+     */
+    boolean isIoWaitingAt(final long nowNs)
+    {
+        final long since = ioWaitingNs;
+        return 0 != since && nowNs - since < IO_WAIT_FRESH_NS;
     }
 
     /**
@@ -94,10 +124,10 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
         {
             // A spinning poller takes the lock again microseconds after it released it: it must step aside, or
             // the event loop (woken by epoll, or to write a post) could wait for a long time.
-            ioWaiting = true;
             int spins = 0;
-            while (!DRIVER.compareAndSet(this, 0, 1))
+            do
             {
+                ioWaitingNs = System.nanoTime() | 1;
                 if (++spins < 100)
                 {
                     Thread.onSpinWait();
@@ -107,7 +137,8 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
                     Thread.yield();
                 }
             }
-            ioWaiting = false;
+            while (!DRIVER.compareAndSet(this, 0, 1));
+            ioWaitingNs = 0;
         }
         ioLocked = true;
         return true;

@@ -8,7 +8,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,11 +75,6 @@ public final class Bootstrap
         public boolean progressThread;
         /** Device properties. */
         public Map<String, String> deviceProperties = Map.of();
-        /**
-         * Whether the threads that wait on these devices busy-poll (never yield): the tcp devices then read their
-         * sockets on those threads ({@link #deviceProperties(Map, boolean)}).
-         */
-        public boolean busyPoll;
     }
 
     /** The result. */
@@ -101,32 +95,8 @@ public final class Bootstrap
         }
     }
 
-    /** The tcp provider's mode property ({@code TcpConfiguration.MODE_PROP_NAME}; this module does not link it). */
-    public static final String TCP_MODE_PROPERTY = "verbs4j.tcp.mode";
-
     private Bootstrap()
     {
-    }
-
-    /**
-     * The properties of the devices a bootstrap opens: the given ones, and for threads that busy-poll tcp's poll mode,
-     * so that those threads read their sockets themselves, unless the mode was chosen (a given property, or the system
-     * property). In tcp's default event mode an I/O thread reads the sockets, and with a spinning rank on every core
-     * it gets no time: an 8 B AllReduce of two ranks took 230-1,400 µs instead of 11 on two cores.
-     *
-     * @param properties the device properties asked for.
-     * @param busyPoll   whether the waiting threads never yield.
-     * @return the device properties to open the devices with.
-     */
-    public static Map<String, String> deviceProperties(final Map<String, String> properties, final boolean busyPoll)
-    {
-        if (!busyPoll || properties.containsKey(TCP_MODE_PROPERTY) || null != System.getProperty(TCP_MODE_PROPERTY))
-        {
-            return properties;
-        }
-        final Map<String, String> polled = new HashMap<>(properties);
-        polled.put(TCP_MODE_PROPERTY, "poll");
-        return polled;
     }
 
     /**
@@ -212,7 +182,7 @@ public final class Bootstrap
                 final TransportProvider provider = Verbs.provider(name);
                 final DeviceContext context = new DeviceContext().peerTimeoutNs(settings.peerTimeoutNs)
                     .progressThread(settings.progressThread);
-                deviceProperties(settings.deviceProperties, settings.busyPoll).forEach(context::property);
+                settings.deviceProperties.forEach(context::property);
                 final Device device = Verbs.open(name, context);
                 final ProtectionDomain pd;
                 final CompletionQueue cq;
