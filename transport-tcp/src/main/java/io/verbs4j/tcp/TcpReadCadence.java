@@ -11,6 +11,9 @@ package io.verbs4j.tcp;
  * every millisecond) does not, and must leave arrivals to the I/O thread: owning the reads, it kept epoll's read
  * interest off, and the READ requests it serves waited for its next poll or an ownership tick.
  * <p>
+ * The same test, applied to polls with or without data, tells whether pollers that own the reads still poll often
+ * enough to keep them.
+ * <p>
  * Threading: called with the connection's driver lock held (one reader at a time). Allocation-free.
  */
 final class TcpReadCadence

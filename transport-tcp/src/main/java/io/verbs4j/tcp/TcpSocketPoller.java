@@ -21,8 +21,10 @@ import io.netty.channel.unix.FileDescriptor;
  * {@link #POLLER_PATIENCE_NS} of the last sign of input; while they read often ({@link TcpReadCadence}: each read
  * with data within that patience of the previous one), the socket leaves epoll's read interest
  * ({@link TcpConfiguration#POLLER_OWNS_READS_PROP_NAME}) so that arrivals do not also wake the I/O thread, and goes
- * back one tick after the pollers stop. Both ticks, the backstop and the ownership tick, back off while the pollers
- * keep polling ({@link TcpTickPeriod}, up to {@link #TICK_MAX_BACKOFF} times the base). Either way one reader at a
+ * back one tick after the pollers stop polling often (each poll within the patience of the previous one, data or
+ * not; past the patience they read once per {@link #IDLE_READ_INTERVAL_NS}). Both ticks, the backstop and the
+ * ownership tick, back off while the pollers keep polling ({@link TcpTickPeriod}, up to {@link #TICK_MAX_BACKOFF}
+ * times the base). Either way one reader at a
  * time, under the driver lock from the read system call to the end of decoding ({@link TcpReadOwnership}). After
  * a poller's read, the ACKs and further requests it made possible go out from the same thread where nothing waits
  * to be written.
@@ -40,6 +42,11 @@ final class TcpSocketPoller
      * starved them).
      */
     static final long POLLER_PATIENCE_NS = 200_000;
+    /**
+     * Event mode, pollers owning the reads, past the patience: they read the socket once per this interval (a
+     * system call per poll no longer, and nothing waits longer than this for a poller that keeps polling).
+     */
+    static final long IDLE_READ_INTERVAL_NS = 20_000;
     /**
      * The ticks' period (event mode's ownership tick, polling mode's backstop) doubles, from
      * {@link TcpConfiguration#pollBackstopNs()} up to this many times it, while every tick finds that pollers polled
@@ -129,6 +136,14 @@ final class TcpSocketPoller
      */
     private volatile boolean polledSinceTick;
     private final TcpReadCadence cadence = new TcpReadCadence(POLLER_PATIENCE_NS);
+    /**
+     * Event mode, while pollers own the reads: whether they still poll often (each poll within the patience of the
+     * previous one), data or not, which keeps the reads theirs ({@link #onOwnershipTick()}).
+     */
+    private final TcpReadCadence pollCadence = new TcpReadCadence(POLLER_PATIENCE_NS);
+    /** When a poller owning the reads last read past the patience (pollers race on it: a throttle, not a count). */
+    private long idleReadNs;
+    private long idleReads;
     private volatile long readsTaken;
     /**
      * Event mode: a poller that would read this socket now (within the patience or owning the reads) called
@@ -231,6 +246,37 @@ final class TcpSocketPoller
     }
 
     /**
+     * @return whether this poll reads the socket: always in polling mode; in event mode within the patience; past it
+     * only while the pollers own the reads (nobody else reads then), at most once per {@link #IDLE_READ_INTERVAL_NS},
+     * so that a thread that keeps polling through an idle spell does not make a system call per poll.
+     */
+    private boolean readsThisPoll()
+    {
+        if (pollDriven)
+        {
+            return true;
+        }
+        final long now = System.nanoTime();
+        if (now - signs.inputExpectedNs() <= POLLER_PATIENCE_NS)
+        {
+            return true;
+        }
+        if (!pollersOwnReads || now - idleReadNs < IDLE_READ_INTERVAL_NS)
+        {
+            return false;
+        }
+        idleReadNs = now;
+        idleReads++;
+        return true;
+    }
+
+    /** @return polls that read past the patience while owning the reads (racy count; tests, diagnostics). */
+    long idleReads()
+    {
+        return idleReads;
+    }
+
+    /**
      * Event loop: whether no polling thread that would read looked at this socket since the last call (an
      * application that polls now and then, past the patience, does not count): nobody but the I/O thread is
      * there to read what comes next, so it is worth keeping the I/O thread awake after a bulk batch
@@ -278,7 +324,7 @@ final class TcpSocketPoller
      */
     int progress()
     {
-        if (null == link.socketFd() || lock.isIoWaiting() || !pollersReading())
+        if (null == link.socketFd() || lock.isIoWaiting() || !readsThisPoll())
         {
             return 0;
         }
@@ -300,6 +346,14 @@ final class TcpSocketPoller
         boolean readsOften = false;
         try
         {
+            if (pollersOwnReads && !polledSinceTick && pollCadence.onRead(System.nanoTime()))
+            {
+                // Pollers that took the reads keep them while they poll often, even with nothing to read: ranks
+                // waiting for their peers (4 on 2 cores) lost them at a tick that found no data read since the last,
+                // and the I/O threads' wake-up per arrival then took a fifth of the cores (8 B AllReduce over tcp
+                // 127-322 µs; keeping the reads 84-240).
+                polledSinceTick = true;
+            }
             writer.clearWrittenFromApplication();
             final long framesBefore = decoder.framesDecoded();
             work = pollSocket();
@@ -533,9 +587,9 @@ final class TcpSocketPoller
 
     /**
      * Event loop, while pollers own the reads: every {@link TcpConfiguration#pollBackstopNs()} at first, then at a
-     * period that doubles (up to {@link #TICK_MAX_BACKOFF} times) for as long as the pollers keep reading.
-     * If none read since the last tick, epoll reads again (turning the interest back on reports what arrived
-     * meanwhile, so nothing waits longer than two ticks for an application that stopped polling).
+     * period that doubles (up to {@link #TICK_MAX_BACKOFF} times) for as long as the pollers keep reading or
+     * polling often. If none did since the last tick, epoll reads again (turning the interest back on reports what
+     * arrived meanwhile, so nothing waits longer than two ticks for an application that stopped polling).
      */
     private void onOwnershipTick()
     {

@@ -37,11 +37,13 @@ class TcpDriverLockTest
         }, "event-loop");
         eventLoop.start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!lock.isIoWaiting() && System.nanoTime() < deadline)
+        boolean seen = lock.isIoWaiting();
+        while (!seen && System.nanoTime() < deadline)
         {
             Thread.onSpinWait();
+            seen = lock.isIoWaiting();
         }
-        assertTrue(lock.isIoWaiting(), "a running event loop that waits asks pollers to step aside");
+        assertTrue(seen, "a running event loop that waits asks pollers to step aside");
         // As seen a second later with no new look at the lock (its thread preempted, or yielded to the poller's
         // core): no longer a reason for a poller to leave the lock and the socket idle.
         assertFalse(lock.isIoWaitingAt(System.nanoTime() + TimeUnit.SECONDS.toNanos(1)),

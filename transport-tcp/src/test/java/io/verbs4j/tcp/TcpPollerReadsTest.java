@@ -152,6 +152,65 @@ class TcpPollerReadsTest
     }
 
     @Test
+    void shouldKeepTheSocketWhilePollersPollOftenWithNothingToReadAndReadItOnlyNowAndThen()
+        throws InterruptedException
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
+            final CompletionBatch batch = new CompletionBatch(4);
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (0 == poller.readsTaken() && System.nanoTime() < deadline)
+            {
+                writeRoundTrip(pair, local, remote, batch);
+            }
+            awaitTrue(() -> poller.readsTaken() > 0 && !poller.epollReads(), "pollers reading often own the reads");
+
+            // A waiter that keeps polling with nothing to read, for many ticks at the longest period: the reads stay
+            // its own, and past the patience it reads the socket now and then, not on every poll.
+            final long givenBack = poller.readsGivenBack();
+            final long idleReadsBefore = poller.idleReads();
+            final long start = System.nanoTime();
+            final long spell = 20 * TcpSocketPoller.TICK_MAX_BACKOFF *
+                TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
+            long polls = 0;
+            long longestGap = 0;
+            long last = start;
+            long now = start;
+            while (now - start < spell)
+            {
+                assertEquals(0, pair.clientCq.poll(batch));
+                polls++;
+                now = System.nanoTime();
+                longestGap = Math.max(longestGap, now - last);
+                last = now;
+            }
+            final long idleReads = poller.idleReads() - idleReadsBefore;
+            assertTrue(idleReads <= (now - start) / TcpSocketPoller.IDLE_READ_INTERVAL_NS + 1,
+                idleReads + " reads in " + (now - start) / 1000 + " µs of " + polls + " polls");
+            assertTrue(idleReads < polls, idleReads + " reads of " + polls + " polls");
+            // Only a poller that was never held up longer than the patience can be said to have polled often (a
+            // loaded machine may take the core from this thread for longer).
+            if (longestGap < TcpSocketPoller.POLLER_PATIENCE_NS / 2)
+            {
+                assertEquals(givenBack, poller.readsGivenBack(), "the socket stayed with the pollers");
+                assertFalse(poller.epollReads());
+            }
+
+            // The application stops polling: the socket goes back to epoll, which reads what arrives unasked.
+            awaitTrue(() -> poller.readsGivenBack() > givenBack && poller.epollReads(), "epoll reads again");
+            final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
+            pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
+            remote.putLong(0, 43);
+            pair.server.postSend(new SendRequest(1).wrId(8).sge(remote, 0, 8));
+            assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            assertEquals(43, inbox.getLong(0));
+        }
+    }
+
+    @Test
     void shouldLeaveAReadTargetThatPollsRarelyToEpoll() throws Exception
     {
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
@@ -251,22 +310,31 @@ class TcpPollerReadsTest
     }
 
     /**
-     * Polls an empty completion queue past the pollers' patience and then until the socket is back with the I/O
-     * thread: one ownership tick after the last read, whose period may have backed off while the traffic before kept
-     * the pollers reading (at most {@link TcpSocketPoller#TICK_MAX_BACKOFF} periods, so two such ticks
-     * plus scheduling slack on a loaded machine).
+     * Looks at an empty completion queue every millisecond, as an application between exchanges, past the pollers'
+     * patience and then until the socket is back with the I/O thread: one ownership tick after the pollers stopped
+     * polling often, whose period may have backed off while the traffic before kept them reading (at most
+     * {@link TcpSocketPoller#TICK_MAX_BACKOFF} periods, so two such ticks; a loaded machine may run the I/O thread's
+     * tick much later, hence the generous deadline).
      */
     private static void idle(final TcpPair pair)
     {
         final CompletionBatch batch = new CompletionBatch(4);
         final long start = System.nanoTime();
         final long end = start + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
-        final long latest = start + 2 * TcpSocketPoller.TICK_MAX_BACKOFF *
-            TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT)) + 500_000_000L;
+        final long latest = start + 10_000_000_000L;
         final TcpConnection client = ((TcpQueuePair)pair.client).connection();
         while (System.nanoTime() < end || (client.pollersReading() && System.nanoTime() < latest))
         {
             assertEquals(0, pair.clientCq.poll(batch));
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(ex);
+            }
         }
     }
 
