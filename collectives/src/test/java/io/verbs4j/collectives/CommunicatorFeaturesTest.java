@@ -210,6 +210,9 @@ class CommunicatorFeaturesTest
     @Test
     void abortFromAnotherThreadStopsAWaitingCall()
     {
+        // Rank 1 stays (without calling) until rank 0's call was aborted: had it left first, rank 0 would see a
+        // peer gone rather than its abort.
+        final java.util.concurrent.CountDownLatch aborted = new java.util.concurrent.CountDownLatch(1);
         new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
         {
             try (Communicator comm = Communicator.create(context(rank, size, store, "watchdog")
@@ -217,7 +220,7 @@ class CommunicatorFeaturesTest
             {
                 if (1 == rank)
                 {
-                    Thread.sleep(3_000);    // rank 1 never calls; rank 0's watchdog aborts
+                    aborted.await(30, java.util.concurrent.TimeUnit.SECONDS);    // never calls
                     return;
                 }
                 final Thread watchdog = new Thread(() ->
@@ -234,8 +237,16 @@ class CommunicatorFeaturesTest
                 });
                 watchdog.start();
                 final int[] v = {1};
-                final CollectiveException ex = assertThrows(CollectiveException.class,
-                    () -> comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 1, DataType.INT32, ReduceOp.SUM));
+                final CollectiveException ex;
+                try
+                {
+                    ex = assertThrows(CollectiveException.class,
+                        () -> comm.allReduce(CommBuffer.of(v), CommBuffer.of(v), 1, DataType.INT32, ReduceOp.SUM));
+                }
+                finally
+                {
+                    aborted.countDown();
+                }
                 assertEquals(CollectiveException.Reason.ABORTED, ex.reason(), ex.getMessage());
                 watchdog.join();
             }

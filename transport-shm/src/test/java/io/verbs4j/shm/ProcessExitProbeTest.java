@@ -39,8 +39,9 @@ class ProcessExitProbeTest
     void seesAZombieThatItsParentHasNotReaped() throws Exception
     {
         assumeTrue(ProcessExitProbe.of(ProcessHandle.current().pid()).available(), "no /proc here");
-        // The child sleeps briefly; its parent (an exec'd sleep) never reaps it, so it stays a zombie.
-        final Process parent = new ProcessBuilder("bash", "-c", "sleep 0.3 & echo $!; exec sleep 20").start();
+        // The child sleeps until the test ends it; its parent (an exec'd sleep) never reaps it, so it stays a zombie.
+        // (A child that ended by itself after 0.3 s could end before a slow test thread had seen it running.)
+        final Process parent = new ProcessBuilder("bash", "-c", "sleep 60 & echo $!; exec sleep 60").start();
         try
         {
             final long pid = Long.parseLong(new BufferedReader(new InputStreamReader(parent.getInputStream(),
@@ -49,6 +50,15 @@ class ProcessExitProbeTest
             {
                 assertTrue(probe.available());
                 assertFalse(probe.exited(), "running");
+                // Only once bash has become the sleep that never reaps (bash itself would reap the child).
+                final java.nio.file.Path comm = java.nio.file.Path.of("/proc/" + parent.pid() + "/comm");
+                final long execDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!"sleep".equals(java.nio.file.Files.readString(comm).trim()) &&
+                    System.nanoTime() < execDeadline)
+                {
+                    Thread.sleep(5);
+                }
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (!probe.exited() && System.nanoTime() < deadline)
                 {
@@ -69,7 +79,7 @@ class ProcessExitProbeTest
     void aReapedProcessReadsAsExitedAndAnInterruptDoesNotFakeIt() throws Exception
     {
         assumeTrue(ProcessExitProbe.of(ProcessHandle.current().pid()).available(), "no /proc here");
-        final Process child = new ProcessBuilder("sleep", "0.2").start();
+        final Process child = new ProcessBuilder("sleep", "60").start();
         try (ProcessExitProbe probe = ProcessExitProbe.of(child.pid()))
         {
             Thread.currentThread().interrupt();
@@ -81,6 +91,7 @@ class ProcessExitProbeTest
             {
                 Thread.interrupted();
             }
+            child.destroy();
             child.waitFor();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!probe.exited() && System.nanoTime() < deadline)

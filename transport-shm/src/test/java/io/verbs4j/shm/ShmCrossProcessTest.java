@@ -200,7 +200,7 @@ class ShmCrossProcessTest
         child.kill();
         expect(cq, batch, 7, WcStatus.RETRY_EXC_ERR);
         final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-        assertTrue(detectedMs < 3_000, "detected after " + detectedMs + " ms");
+        assertTrue(detectedMs < 5_000, "detected after " + detectedMs + " ms");
         for (int i = 1; i < 4; i++)
         {
             expect(cq, batch, 7 + i, WcStatus.WR_FLUSH_ERR);
@@ -293,7 +293,7 @@ class ShmCrossProcessTest
             expect(cq, batch, 1, WcStatus.RETRY_EXC_ERR);
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
             // Timeout 300 ms, checked every timeout/8: a stopped (not dead) peer is caught by its heartbeat.
-            assertTrue(detectedMs < 2_000, "hung peer detected after " + detectedMs + " ms");
+            assertTrue(detectedMs < 5_000, "hung peer detected after " + detectedMs + " ms");
             expect(cq, batch, 2, WcStatus.WR_FLUSH_ERR);
             assertEquals(QpState.ERROR, qp.state());
             assertTrue(child.isAlive(), "the peer was only stopped");

@@ -36,7 +36,14 @@ class ShmRegionLifetimeTest extends ShmPairFixture
         final MemoryRegion dst = serverPd.allocate(4 * MIB, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         // No receive: the SEND is refused (RNR) and will be replayed from src; the WRITE waits behind the stall.
         check(client.postSend(new SendRequest(1).wrId(1).sge(src, 0, 4000)), client);
-        sleep(10);
+        // Until the server refused it (a fixed sleep was not enough on a loaded machine: a SEND that reached the
+        // server after the receive below succeeded).
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (0 == ((ShmDevice)serverDevice).counter(ShmCounter.RNR_NAKS_SENT) && System.nanoTime() < deadline)
+        {
+            sleep(1);
+        }
+        assertTrue(((ShmDevice)serverDevice).counter(ShmCounter.RNR_NAKS_SENT) > 0, "the SEND was refused (RNR)");
         check(client.postSend(new SendRequest(1).wrId(2).opcode(Opcode.RDMA_WRITE).sge(src, 0, 2 * MIB)
             .remote(dst.address(), dst.rkey())), client);
         src.close();

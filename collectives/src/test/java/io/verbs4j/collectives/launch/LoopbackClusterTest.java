@@ -71,8 +71,9 @@ class LoopbackClusterTest
     @Test
     void shouldKillEveryProcessTreeOnTimeout()
     {
+        // Long enough for two JVMs starting at once on a loaded machine to report their grandchildren.
         final ClusterResult result = new LoopbackCluster(2)
-            .timeout(Duration.ofSeconds(4))
+            .timeout(Duration.ofSeconds(10))
             .jvmArgs("-XX:TieredStopAtLevel=1", "-Xmx32m")
             .output(output)
             .run(MisbehavingRankMain.class.getName(), "hang");

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Reproducer for what {@link TcpStoreServerFuzzTest} found: a session blocked in a long GET does not notice that
- * its client went away. Disabled until fixed; see docs/FUZZING.md.
+ * Regression test for what {@link TcpStoreServerFuzzTest} found: a session blocked in a long GET did not notice that
+ * its client went away (fixed; see docs/FUZZING.md).
  */
 @Timeout(30)
 class TcpStoreAbandonedWaitTest
