@@ -100,14 +100,7 @@ class TcpPollerReadsTest
             final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
-            final CompletionBatch batch = new CompletionBatch(4);
-            // Round trips until pollers read often enough to own the reads: two reads with data within the patience
-            // of each other (TcpReadCadence; on a loaded machine the I/O thread can win the first ones).
-            final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (0 == poller.readsTaken() && System.nanoTime() < deadline)
-            {
-                writeRoundTrip(pair, local, remote, batch);
-            }
+            roundTripsUntilPollersOwnTheReads(pair, poller, local, remote);
             assertTrue(pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) > 1, "pollers read");
             awaitTrue(() -> poller.readsTaken() > 0, "pollers reading often take the socket out of epoll");
 
@@ -160,12 +153,8 @@ class TcpPollerReadsTest
             final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
+            roundTripsUntilPollersOwnTheReads(pair, poller, local, remote);
             final CompletionBatch batch = new CompletionBatch(4);
-            final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (0 == poller.readsTaken() && System.nanoTime() < deadline)
-            {
-                writeRoundTrip(pair, local, remote, batch);
-            }
             awaitTrue(() -> poller.readsTaken() > 0 && !poller.epollReads(), "pollers reading often own the reads");
 
             // A waiter that keeps polling with nothing to read, for many ticks at the longest period: the reads stay
@@ -275,6 +264,21 @@ class TcpPollerReadsTest
             final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
             assertEquals(0, poller.readsTaken());
             assertTrue(poller.epollReads());
+        }
+    }
+
+    /**
+     * Round trips until pollers read often enough to own the reads: two reads with data within the patience of each
+     * other ({@link TcpReadCadence}; on a loaded machine the I/O thread can win the first ones).
+     */
+    private static void roundTripsUntilPollersOwnTheReads(final TcpPair pair, final TcpSocketPoller poller,
+        final MemoryRegion local, final MemoryRegion remote)
+    {
+        final CompletionBatch batch = new CompletionBatch(4);
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (0 == poller.readsTaken() && System.nanoTime() < deadline)
+        {
+            writeRoundTrip(pair, local, remote, batch);
         }
     }
 
