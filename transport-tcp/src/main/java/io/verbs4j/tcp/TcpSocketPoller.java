@@ -143,6 +143,8 @@ final class TcpSocketPoller
     private final TcpReadCadence pollCadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     /** When a poller owning the reads last read past the patience (pollers race on it: a throttle, not a count). */
     private long idleReadNs;
+    /** Driver lock held: whether a poller's last read with data was a bulk batch (then polls alone keep nothing). */
+    private boolean lastReadBulk;
     private long idleReads;
     private volatile long readsTaken;
     /**
@@ -346,12 +348,14 @@ final class TcpSocketPoller
         boolean readsOften = false;
         try
         {
-            if (pollersOwnReads && !polledSinceTick && pollCadence.onRead(System.nanoTime()))
+            if (pollersOwnReads && !polledSinceTick && !lastReadBulk && pollCadence.onRead(System.nanoTime()))
             {
                 // Pollers that took the reads keep them while they poll often, even with nothing to read: ranks
                 // waiting for their peers (4 on 2 cores) lost them at a tick that found no data read since the last,
                 // and the I/O threads' wake-up per arrival then took a fifth of the cores (8 B AllReduce over tcp
-                // 127-322 µs; keeping the reads 84-240).
+                // 127-322 µs; keeping the reads 84-240). Not after a bulk read: a READ stream's responses are read
+                // faster by the I/O thread, which stays awake between batches (64 KiB READs 2.5-2.6 GB/s, with the
+                // pollers keeping the reads 1.3-2.0).
                 polledSinceTick = true;
             }
             writer.clearWrittenFromApplication();
@@ -359,6 +363,7 @@ final class TcpSocketPoller
             work = pollSocket();
             if (work > 0)
             {
+                lastReadBulk = decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES;
                 // Only pollers that read often own the reads (an application polling now and then kept a READ
                 // target's requests waiting: one-way 29-36 µs typical, 115-131 mean; TcpReadCadence).
                 final boolean asksForMore = readAsksForMore();
