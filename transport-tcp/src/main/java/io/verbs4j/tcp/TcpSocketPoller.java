@@ -22,12 +22,11 @@ import io.netty.channel.unix.FileDescriptor;
  * with data within that patience of the previous one), the socket leaves epoll's read interest
  * ({@link TcpConfiguration#POLLER_OWNS_READS_PROP_NAME}) so that arrivals do not also wake the I/O thread, and goes
  * back one tick after the pollers stop polling often (each poll within the patience of the previous one, data or
- * not, after a small read; past the patience they read once per {@link #IDLE_READ_INTERVAL_NS}). Both ticks, the backstop and the
- * ownership tick, back off while the pollers keep polling ({@link TcpTickPeriod}, up to {@link #TICK_MAX_BACKOFF}
- * times the base). Either way one reader at a
- * time, under the driver lock from the read system call to the end of decoding ({@link TcpReadOwnership}). After
- * a poller's read, the ACKs and further requests it made possible go out from the same thread where nothing waits
- * to be written.
+ * not, after a small read; past the patience they read once per {@link #IDLE_READ_INTERVAL_NS}). Both ticks, the
+ * backstop and the ownership tick, back off while the pollers keep polling ({@link TcpTickPeriod}, up to
+ * {@link #TICK_MAX_BACKOFF} times the base). Either way one reader at a time, under the driver lock from the read
+ * system call to the end of decoding ({@link TcpReadOwnership}). After a poller's read, the ACKs and further requests
+ * it made possible go out from the same thread where nothing waits to be written.
  * <p>
  * Threading: {@link #progress()} from any polling thread (a try-lock, never blocks); set-up, the backstop tick and
  * {@link #stop()} on the connection's event loop.
