@@ -22,8 +22,8 @@ import io.netty.channel.unix.FileDescriptor;
  * with data within that patience of the previous one), the socket leaves epoll's read interest
  * ({@link TcpConfiguration#POLLER_OWNS_READS_PROP_NAME}) so that arrivals do not also wake the I/O thread, and goes
  * back one tick after the pollers stop polling often (each poll within the patience of the previous one, data or
- * not, after a small read; past the patience they read once per {@link #IDLE_READ_INTERVAL_NS}). Both ticks, the
- * backstop and the ownership tick, back off while the pollers keep polling ({@link TcpTickPeriod}, up to
+ * not, if no bulk batch came lately; past the patience they read once per {@link #IDLE_READ_INTERVAL_NS}). Both
+ * ticks, the backstop and the ownership tick, back off while the pollers keep polling ({@link TcpTickPeriod}, up to
  * {@link #TICK_MAX_BACKOFF} times the base). Either way one reader at a time, under the driver lock from the read
  * system call to the end of decoding ({@link TcpReadOwnership}). After a poller's read, the ACKs and further requests
  * it made possible go out from the same thread where nothing waits to be written.
@@ -142,8 +142,10 @@ final class TcpSocketPoller
     private final TcpReadCadence pollCadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     /** When a poller owning the reads last read past the patience (pollers race on it: a throttle, not a count). */
     private long idleReadNs;
-    /** Driver lock held: whether a poller's last read with data was a bulk batch (then polls alone keep nothing). */
-    private boolean lastReadBulk;
+    /** Driver lock held: when a poller last read a bulk batch (never: long ago). */
+    private long lastBulkReadNs = System.nanoTime() - Long.MAX_VALUE / 2;
+    /** How long after a bulk read polls alone do not keep the reads: two of the longest tick periods. */
+    private final long bulkQuietNs;
     private long idleReads;
     private volatile long readsTaken;
     /**
@@ -189,6 +191,7 @@ final class TcpSocketPoller
         this.responder = responder;
         this.reads = new TcpReadOwnership(lock, decoder);
         this.tickPeriod = new TcpTickPeriod(configuration.pollBackstopNs(), TICK_MAX_BACKOFF);
+        this.bulkQuietNs = 2L * TICK_MAX_BACKOFF * configuration.pollBackstopNs();
         // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
         this.ackHold = new TcpAckHold(configuration.ackHold() &&
             (configuration.pollingMode() || configuration.pollerOwnsReads()));
@@ -244,6 +247,21 @@ final class TcpSocketPoller
     boolean pollersReading()
     {
         return pollDriven || pollersOwnReads || System.nanoTime() - signs.inputExpectedNs() <= POLLER_PATIENCE_NS;
+    }
+
+    /**
+     * Driver lock held, pollers owning the reads: whether this poll counts toward keeping them, data or not. It does
+     * when it comes within the patience of the previous such poll, and no poller read a bulk batch for two of the
+     * longest tick periods: a READ stream's initiator polls all the time, but its responses are read faster by the
+     * I/O thread, which stays awake between bulk batches (64 KiB READs 2.2-2.5 GB/s; with the pollers keeping the
+     * reads 1.3-2.0). So after a bulk stream the socket goes back to epoll by the second tick.
+     *
+     * @param nowNs the clock.
+     * @return true if the reads stay the pollers'.
+     */
+    private boolean pollsKeepReads(final long nowNs)
+    {
+        return nowNs - lastBulkReadNs > bulkQuietNs && pollCadence.onRead(nowNs);
     }
 
     /**
@@ -347,14 +365,12 @@ final class TcpSocketPoller
         boolean readsOften = false;
         try
         {
-            if (pollersOwnReads && !polledSinceTick && !lastReadBulk && pollCadence.onRead(System.nanoTime()))
+            if (pollersOwnReads && !polledSinceTick && pollsKeepReads(System.nanoTime()))
             {
                 // Pollers that took the reads keep them while they poll often, even with nothing to read: ranks
                 // waiting for their peers (4 on 2 cores) lost them at a tick that found no data read since the last,
                 // and the I/O threads' wake-up per arrival then took a fifth of the cores (8 B AllReduce over tcp
-                // 127-322 µs; keeping the reads 84-240). Not after a bulk read: a READ stream's responses are read
-                // faster by the I/O thread, which stays awake between batches (64 KiB READs 2.5-2.6 GB/s, with the
-                // pollers keeping the reads 1.3-2.0).
+                // 127-322 µs; keeping the reads 84-240).
                 polledSinceTick = true;
             }
             writer.clearWrittenFromApplication();
@@ -362,7 +378,10 @@ final class TcpSocketPoller
             work = pollSocket();
             if (work > 0)
             {
-                lastReadBulk = decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES;
+                if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES)
+                {
+                    lastBulkReadNs = System.nanoTime();
+                }
                 // Only pollers that read often own the reads (an application polling now and then kept a READ
                 // target's requests waiting: one-way 29-36 µs typical, 115-131 mean; TcpReadCadence).
                 final boolean asksForMore = readAsksForMore();
