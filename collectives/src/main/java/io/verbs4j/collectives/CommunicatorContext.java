@@ -364,9 +364,8 @@ public final class CommunicatorContext
 
     /**
      * Back-off of threads waiting for peers (Agrona {@code BackoffIdleStrategy}). With {@code spins} of
-     * {@link Integer#MAX_VALUE} or more the threads busy-poll, and the tcp devices the communicator opens then read
-     * their sockets on those threads (tcp's {@code poll} mode) unless {@code verbs4j.tcp.mode} is set: an I/O thread
-     * beside a rank that never yields gets no time.
+     * {@link Integer#MAX_VALUE} or more the threads busy-poll (spin and never yield); the tcp devices' mode stays
+     * whatever {@code verbs4j.tcp.mode} says, as their polling threads read the sockets in either mode.
      *
      * @param spins      spins before yielding.
      * @param yields     yields before parking.
