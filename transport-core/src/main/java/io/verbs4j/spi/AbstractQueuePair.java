@@ -589,6 +589,11 @@ public abstract class AbstractQueuePair implements QueuePair
      */
     public final void completeSend(final long pos, final int status, final int byteLength)
     {
+        if (WcStatus.SUCCESS == status &&
+            sendQueue.completeInOrder(pos, sendQueue.opcode(pos), byteLength, 0, 0, sendCq, qpNumber))
+        {
+            return;
+        }
         if (sendQueue.complete(pos, status, sendQueue.opcode(pos), byteLength, 0, 0) &&
             WcStatus.SUCCESS != status && WcStatus.WR_FLUSH_ERR != status)
         {
@@ -626,6 +631,11 @@ public abstract class AbstractQueuePair implements QueuePair
         final int immediate,
         final int cqFlags)
     {
+        if (WcStatus.SUCCESS == status &&
+            recvQueue.completeInOrder(pos, opcode, byteLength, immediate, cqFlags, recvCq, qpNumber))
+        {
+            return;
+        }
         if (recvQueue.complete(pos, status, opcode, byteLength, immediate, cqFlags) && WcStatus.SUCCESS != status)
         {
             enterError();

@@ -303,6 +303,56 @@ public final class WorkQueue
     }
 
     /**
+     * Completes the oldest slot not yet handed to the CQ successfully and hands it over at once: the in-order case of
+     * {@link #complete} followed by {@link #drain}, without the completing state or the completion record. Taken only
+     * with the drain free, no error drained and {@code pos} next in line; the slot must still be pending (a flush
+     * that got there first wins, as in {@link #complete}).
+     *
+     * @param pos        position.
+     * @param opcode     the completion opcode.
+     * @param byteLength bytes transferred.
+     * @param immediate  immediate data.
+     * @param cqFlags    completion flags.
+     * @param cq         the queue's completion queue.
+     * @param qpNumber   the queue pair's number.
+     * @return true if the slot was completed and handed over; false if nothing happened (use the general path).
+     */
+    public boolean completeInOrder(
+        final long pos,
+        final int opcode,
+        final int byteLength,
+        final int immediate,
+        final int cqFlags,
+        final BaseCompletionQueue cq,
+        final int qpNumber)
+    {
+        if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        {
+            return false;
+        }
+        final int idx = (int)pos & mask;
+        if (cursor != pos || errorDrained ||
+            !STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_DONE))
+        {
+            DRAIN_LOCK.setRelease(this, 0);
+            return false;
+        }
+        final int record = idx * WorkRecord.WORDS;
+        if (!sendQueue || 0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED))
+        {
+            cq.produce(this, pos, requests[record + WorkRecord.WR_ID], WcStatus.SUCCESS, opcode, byteLength,
+                immediate, cqFlags, qpNumber);
+        }
+        CURSOR.setRelease(this, pos + 1);
+        DRAIN_LOCK.setRelease(this, 0);
+        if (readyToDrain())
+        {
+            drain(cq, qpNumber);
+        }
+        return true;
+    }
+
+    /**
      * @param pos a position.
      * @return true while the slot is posted and not yet completed.
      */

@@ -118,6 +118,47 @@ class WorkQueueAndCompletionQueueTest
     }
 
     @Test
+    void shouldCompleteTheNextSlotInOrderAtOnceAndLeaveEverythingElseToTheGeneralPath()
+    {
+        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final long a = post(wq, 1, SendRequest.SIGNALED);
+        final long b = post(wq, 2, 0);
+        final long c = post(wq, 3, SendRequest.SIGNALED);
+        assertFalse(wq.completeInOrder(b, Opcode.RDMA_WRITE, 8, 0, 0, cq, 1), "b is not next in line");
+        assertTrue(wq.isPending(b), "a refused in-order completion changes nothing");
+        assertTrue(wq.completeInOrder(a, Opcode.RDMA_WRITE, 8, 0, 0, cq, 1));
+        assertFalse(wq.isPending(a));
+        assertFalse(wq.complete(a, WcStatus.WR_FLUSH_ERR, Opcode.RDMA_WRITE, 0, 0, 0), "completed once");
+        assertTrue(wq.complete(c, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
+        assertTrue(wq.completeInOrder(b, Opcode.RDMA_WRITE, 8, 0, 0, cq, 1));
+        assertEquals(List.of(1L, 3L), pollAll(), "b unsignaled, and c, completed out of order, handed over after it");
+        assertTrue(wq.isDrained());
+        assertEquals(8, wq.free());
+    }
+
+    @Test
+    void shouldNotCompleteInOrderWhatAFlushCompletedOrAfterAnError()
+    {
+        final WorkQueue wq = new WorkQueue(false, 8, 1, 0);
+        final long a = post(wq, 1, SendRequest.SIGNALED);
+        post(wq, 2, SendRequest.SIGNALED);
+        wq.flushPending();
+        assertFalse(wq.completeInOrder(a, Opcode.RECV, 8, 0, 0, cq, 1), "the flush got there first");
+        wq.drain(cq, 1);
+        final List<String> seen = new ArrayList<>();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> seen.add(wrId + ":" + WcStatus.name(status)), 64);
+        assertEquals(List.of("1:WR_FLUSH_ERR", "2:WR_FLUSH_ERR"), seen);
+        final long c = post(wq, 3, SendRequest.SIGNALED);
+        assertFalse(wq.completeInOrder(c, Opcode.RECV, 8, 0, 0, cq, 1), "an error was drained: c must be flushed");
+        assertTrue(wq.isPending(c));
+        assertTrue(wq.complete(c, WcStatus.SUCCESS, Opcode.RECV, 8, 0, 0));
+        wq.drain(cq, 1);
+        seen.clear();
+        cq.poll((wrId, status, opcode, len, imm, flags, qp) -> seen.add(wrId + ":" + WcStatus.name(status)), 64);
+        assertEquals(List.of("3:WR_FLUSH_ERR"), seen);
+    }
+
+    @Test
     void shouldCompleteASlotOnlyOnce()
     {
         final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
