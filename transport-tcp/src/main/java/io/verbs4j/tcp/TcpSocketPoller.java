@@ -64,6 +64,11 @@ final class TcpSocketPoller
      * answered; a stream's receiver never posts.
      */
     static final long POSTED_RECENTLY_NS = 10 * POLLER_PATIENCE_NS;
+    /**
+     * Event mode, pollers owning the reads: after a poller's bulk read, polls with nothing to read do not keep the
+     * reads until this many ownership ticks have passed ({@link #pollsKeepReads}).
+     */
+    static final int BULK_QUIET_TICKS = 2;
     private static final int POLL_READS_PER_CALL = 4;
     private static final VarHandle LOOKED;
 
@@ -142,10 +147,10 @@ final class TcpSocketPoller
     private final TcpReadCadence pollCadence = new TcpReadCadence(POLLER_PATIENCE_NS);
     /** When a poller owning the reads last read past the patience (pollers race on it: a throttle, not a count). */
     private long idleReadNs;
-    /** Driver lock held: when a poller last read a bulk batch (never: long ago). */
-    private long lastBulkReadNs = System.nanoTime() - Long.MAX_VALUE / 2;
-    /** How long after a bulk read polls alone do not keep the reads: two of the longest tick periods. */
-    private final long bulkQuietNs;
+    /** Ownership ticks so far (the event loop writes, pollers read). */
+    private volatile long ownershipTicks;
+    /** Driver lock held: {@link #ownershipTicks} when a poller last read a bulk batch (never: long ago). */
+    private long bulkReadTick = -BULK_QUIET_TICKS;
     private long idleReads;
     private volatile long readsTaken;
     /**
@@ -191,7 +196,6 @@ final class TcpSocketPoller
         this.responder = responder;
         this.reads = new TcpReadOwnership(lock, decoder);
         this.tickPeriod = new TcpTickPeriod(configuration.pollBackstopNs(), TICK_MAX_BACKOFF);
-        this.bulkQuietNs = 2L * TICK_MAX_BACKOFF * configuration.pollBackstopNs();
         // A held ACK needs a tick to bound its wait: the backstop (polling mode) or the ownership tick.
         this.ackHold = new TcpAckHold(configuration.ackHold() &&
             (configuration.pollingMode() || configuration.pollerOwnsReads()));
@@ -251,17 +255,20 @@ final class TcpSocketPoller
 
     /**
      * Driver lock held, pollers owning the reads: whether this poll counts toward keeping them, data or not. It does
-     * when it comes within the patience of the previous such poll, and no poller read a bulk batch for two of the
-     * longest tick periods: a READ stream's initiator polls all the time, but its responses are read faster by the
-     * I/O thread, which stays awake between bulk batches (64 KiB READs 2.2-2.5 GB/s; with the pollers keeping the
-     * reads 1.3-2.0). So after a bulk stream the socket goes back to epoll by the second tick.
+     * when it comes within the patience of the previous such poll, and no poller read a bulk batch in this tick
+     * period or the one before ({@link #BULK_QUIET_TICKS}): a READ stream's initiator polls all the time, but its
+     * responses are read faster by the I/O thread, which stays awake between bulk batches (64 KiB READs 2.2-2.5
+     * GB/s; with the pollers keeping the reads 1.3-2.0). So after a bulk stream the socket goes back to epoll at the
+     * second tick. Counted in ticks, not in time: with a time window, a tick that came late (the event loop
+     * waiting for a core that two polling threads kept) found the window over and the polls keeping the reads
+     * again, and the socket stayed with the pollers (one run in 25 of a unit test).
      *
      * @param nowNs the clock.
      * @return true if the reads stay the pollers'.
      */
     private boolean pollsKeepReads(final long nowNs)
     {
-        return nowNs - lastBulkReadNs > bulkQuietNs && pollCadence.onRead(nowNs);
+        return ownershipTicks - bulkReadTick >= BULK_QUIET_TICKS && pollCadence.onRead(nowNs);
     }
 
     /**
@@ -380,7 +387,7 @@ final class TcpSocketPoller
             {
                 if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES)
                 {
-                    lastBulkReadNs = System.nanoTime();
+                    bulkReadTick = ownershipTicks;
                 }
                 // Only pollers that read often own the reads (an application polling now and then kept a READ
                 // target's requests waiting: one-way 29-36 µs typical, 115-131 mean; TcpReadCadence).
@@ -616,6 +623,7 @@ final class TcpSocketPoller
      */
     private void onOwnershipTick()
     {
+        ownershipTicks++;
         releaseHeldAckFromLoop();
         if (polledSinceTick && !link.isClosed())
         {

@@ -212,6 +212,43 @@ class TcpPollerReadsTest
     }
 
     @Test
+    void shouldGiveTheSocketBackToEpollAfterABulkReadStreamEvenWhilePollersPoll()
+    {
+        try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
+        {
+            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final MemoryRegion local = pair.clientPd.allocate(64 * 1024, Access.ALL);
+            final MemoryRegion remote = pair.serverPd.allocate(64 * 1024, Access.ALL);
+            final CompletionBatch batch = new CompletionBatch(4);
+            // 64 KiB READs until the pollers, reading the responses often, take the reads.
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (0 == poller.readsTaken() && System.nanoTime() < deadline)
+            {
+                pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_READ).flags(SendRequest.SIGNALED)
+                    .sge(local, 0, 64 * 1024).remote(remote.address(), remote.rkey()));
+                batch.clear();
+                while (0 == pair.clientCq.poll(batch))
+                {
+                    Thread.onSpinWait();
+                }
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
+            }
+            // On a loaded machine the I/O thread, awake between bulk batches, may read every response itself.
+            org.junit.jupiter.api.Assumptions.assumeTrue(poller.readsTaken() > 0,
+                "pollers never read the responses often enough to take the reads");
+            // The stream stops; the application keeps polling. After bulk reads, polls alone do not keep the socket
+            // (a READ stream's responses are read faster by the I/O thread, which stays awake between batches).
+            final long giveBackDeadline = System.nanoTime() + 10_000_000_000L;
+            while (!(poller.readsGivenBack() > 0 && poller.epollReads()) && System.nanoTime() < giveBackDeadline)
+            {
+                assertEquals(0, pair.clientCq.poll(batch));
+            }
+            assertTrue(poller.readsGivenBack() > 0 && poller.epollReads(),
+                "given back to epoll while the application polled");
+        }
+    }
+
+    @Test
     void shouldLeaveAReadTargetThatPollsRarelyToEpoll() throws Exception
     {
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
