@@ -24,7 +24,9 @@ import org.agrona.UnsafeApi;
  * {@link #publish(long) publishes} it (POSTED); the provider, from any thread, {@link #complete completes} it once
  * (COMPLETING, then DONE, by CAS, so a completion racing a flush is counted once); {@link #drain} hands DONE slots
  * to the CQ in position order; the CQ's consumer {@link #release(long) releases} the slot when it polls the entry.
- * The state word of a slot is {@code pos << 2 | phase}, so a stale completion for a reused slot cannot match.
+ * The state word of a slot is {@code pos << 2 | phase}, so a stale completion for a reused slot cannot match. The
+ * common case, a success of the oldest slot not yet handed over, skips the completing state and the drain loop
+ * ({@link #completeInOrder}): one CAS from posted to done under the drain, and the CQ entry written at once.
  * <p>
  * A request the posting thread carries out at once ({@link DirectSend}) takes the next position straight to DONE and
  * handed over, under the drain and only while the queue is idle, so in-order delivery holds without the states in
