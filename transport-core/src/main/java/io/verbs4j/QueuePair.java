@@ -12,7 +12,9 @@ package io.verbs4j;
  * the negative codes below. Failures of an accepted request come later as a completion with a {@link WcStatus}.
  * <p>
  * Threading: each queue (send, receive) is posted by one thread at a time (single writer, no locks); the two queues
- * may be posted from different threads; different queue pairs are independent.
+ * may be posted from different threads; different queue pairs are independent. A queue pair created with
+ * {@link QueuePairConfig#threadSafePosting(boolean)} takes any number of posting threads at once, each post paying
+ * for its queue's lock; each thread then needs request objects of its own.
  * <p>
  * Idiom:
  * <pre>{@code

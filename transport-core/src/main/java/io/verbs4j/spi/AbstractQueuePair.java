@@ -33,7 +33,9 @@ import io.verbs4j.WcStatus;
  * <p>
  * Threading contract: one thread posts sends at a time and one thread posts receives at a time (they may differ);
  * the provider completes from any thread; {@link #modify} and {@link #close} from any thread. Nothing on the post
- * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only.
+ * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only. A queue pair
+ * created with {@link QueuePairConfig#threadSafePosting(boolean)} makes concurrent posters of a queue take turns
+ * through that queue's {@link PostLock}, so everything past the lock still sees one poster.
  * <p>
  * What is refused at post time (return codes) and what completes with an error status follows ibverbs: malformed
  * requests are refused ({@code EINVAL} in verbs); a bad lkey, an SGE out of its region or a missing LOCAL_WRITE is a
@@ -68,6 +70,9 @@ public abstract class AbstractQueuePair implements QueuePair
     private final long[] scratchOffsets;
     private final PostChecks checks;
     private DirectSend directSend;
+    /** Null unless posting is thread-safe ({@link QueuePairConfig#threadSafePosting(boolean)}). */
+    private final PostLock sendPostLock;
+    private final PostLock recvPostLock;
     private volatile QpState state = QpState.RESET;
     private volatile boolean closed;
 
@@ -90,6 +95,8 @@ public abstract class AbstractQueuePair implements QueuePair
         scratchOffsets = new long[config.maxSendSge()];
         lastChecked = new LastCheckedSend(config.maxSendSge());
         checks = new PostChecks(config, capabilities, pd.keys());
+        sendPostLock = config.threadSafePosting() ? new PostLock() : null;
+        recvPostLock = config.threadSafePosting() ? new PostLock() : null;
     }
 
     /** {@inheritDoc} */
@@ -155,6 +162,24 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postSend(final SendRequest request)
     {
+        final PostLock lock = sendPostLock;
+        if (null == lock)
+        {
+            return postSendAlone(request);
+        }
+        lock.lock();
+        try
+        {
+            return postSendAlone(request);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private int postSendAlone(final SendRequest request)
+    {
         Objects.requireNonNull(request, "request");
         if (closed)
         {
@@ -210,6 +235,24 @@ public abstract class AbstractQueuePair implements QueuePair
 
     /** {@inheritDoc} */
     public final int postSend(final PostList<SendRequest> list)
+    {
+        final PostLock lock = sendPostLock;
+        if (null == lock)
+        {
+            return postSendListAlone(list);
+        }
+        lock.lock();
+        try
+        {
+            return postSendListAlone(list);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private int postSendListAlone(final PostList<SendRequest> list)
     {
         Objects.requireNonNull(list, "list");
         if (closed)
@@ -318,6 +361,24 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postRecv(final RecvRequest request)
     {
+        final PostLock lock = recvPostLock;
+        if (null == lock)
+        {
+            return postRecvAlone(request);
+        }
+        lock.lock();
+        try
+        {
+            return postRecvAlone(request);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private int postRecvAlone(final RecvRequest request)
+    {
         Objects.requireNonNull(request, "request");
         if (closed)
         {
@@ -349,6 +410,24 @@ public abstract class AbstractQueuePair implements QueuePair
 
     /** {@inheritDoc} */
     public final int postRecv(final PostList<RecvRequest> list)
+    {
+        final PostLock lock = recvPostLock;
+        if (null == lock)
+        {
+            return postRecvListAlone(list);
+        }
+        lock.lock();
+        try
+        {
+            return postRecvListAlone(list);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private int postRecvListAlone(final PostList<RecvRequest> list)
     {
         Objects.requireNonNull(list, "list");
         if (closed)
@@ -389,7 +468,7 @@ public abstract class AbstractQueuePair implements QueuePair
                 failRecvAtPost(next, localStatus);
                 for (accepted++; accepted < size; accepted++)
                 {
-                    status = postRecv(list.request(accepted));
+                    status = postRecvAlone(list.request(accepted));
                     if (OK != status)
                     {
                         break;
