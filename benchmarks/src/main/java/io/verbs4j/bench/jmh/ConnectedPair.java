@@ -48,12 +48,29 @@ final class ConnectedPair implements AutoCloseable
     ConnectedPair(final String provider, final DeviceContext serverContext, final DeviceContext clientContext,
         final int depth, final int receives) throws InterruptedException
     {
+        this(provider, serverContext, clientContext, depth, receives, false);
+    }
+
+    /**
+     * @param provider          the provider.
+     * @param serverContext     the server device's context.
+     * @param clientContext     the client device's context.
+     * @param depth             send depth of both queue pairs, receive depth of the server's.
+     * @param receives          receives the server posts before connecting.
+     * @param threadSafePosting whether both queue pairs serialize posts with a lock
+     *                          ({@link QueuePairConfig#threadSafePosting(boolean)}).
+     * @throws InterruptedException if interrupted while connecting.
+     */
+    ConnectedPair(final String provider, final DeviceContext serverContext, final DeviceContext clientContext,
+        final int depth, final int receives, final boolean threadSafePosting) throws InterruptedException
+    {
         devices = new DevicePair(provider, serverContext, clientContext, 2 * depth);
         final ProtectionDomain serverPd = devices.server.allocateProtectionDomain();
         serverCq = devices.server.createCompletionQueue(2 * depth);
         final MemoryRegion serverRegion = serverPd.allocate(REGION_BYTES, Access.ALL);
         server = serverPd.createQueuePair(new QueuePairConfig(serverCq)
-            .sendDepth(depth).recvDepth(depth).maxInlineLength(maxInline(devices.server)));
+            .sendDepth(depth).recvDepth(depth).maxInlineLength(maxInline(devices.server))
+            .threadSafePosting(threadSafePosting));
         server.modify(QpState.INIT);
         recv = new RecvRequest(1).sge(serverRegion, 0, REGION_BYTES);
         for (int i = 0; i < receives; i++)
@@ -63,7 +80,8 @@ final class ConnectedPair implements AutoCloseable
         clientCq = devices.clientCq;
         clientRegion = devices.clientPd.allocate(REGION_BYTES, Access.ALL);
         client = devices.clientPd.createQueuePair(new QueuePairConfig(clientCq)
-            .sendDepth(depth).recvDepth(1).maxInlineLength(maxInline(devices.client)));
+            .sendDepth(depth).recvDepth(1).maxInlineLength(maxInline(devices.client))
+            .threadSafePosting(threadSafePosting));
         final ByteBuffer peer = ByteBuffer.wrap(devices.connectOnce(client, request -> request.accept(server,
             ByteBuffer.allocate(12).putLong(serverRegion.address()).putInt(serverRegion.rkey()).array())));
         devices.stopListening();

@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  *     (the receive side consumes the ring record, fills the receive, acknowledges), the receive is re-posted, then the
  *     client CQ is polled until the send completes (the client takes the acknowledgement).</li>
  * </ul>
- * The difference between the two is what the two-sided protocol costs in instructions.
+ * The difference between the two is what the two-sided protocol costs in instructions. With
+ * {@link #threadSafePosting} both queue pairs take their posting lock on every post (uncontended here).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -60,6 +61,13 @@ public class VerbsSoftwareCostBenchmark
     /** Payload bytes. */
     @Param({ "8" })
     public int size;
+
+    /**
+     * Both queue pairs created with {@code QueuePairConfig.threadSafePosting}: what the posting lock costs a poster
+     * that never meets another.
+     */
+    @Param({ "false", "true" })
+    public boolean threadSafePosting;
 
     private ConnectedPair pair;
     private CompletionQueue clientCq;
@@ -82,7 +90,7 @@ public class VerbsSoftwareCostBenchmark
     @Setup(Level.Trial)
     public void setUp() throws Exception
     {
-        pair = new ConnectedPair("shm", context(), context(), DEPTH, RECEIVES);
+        pair = new ConnectedPair("shm", context(), context(), DEPTH, RECEIVES, threadSafePosting);
         clientCq = pair.clientCq;
         serverCq = pair.serverCq;
         clientQp = pair.client;
