@@ -6,6 +6,7 @@ package io.verbs4j.spi;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.function.ToIntBiFunction;
 
 import io.verbs4j.Capabilities;
 import io.verbs4j.ConnectionException;
@@ -70,6 +71,14 @@ public abstract class AbstractQueuePair implements QueuePair
     private final long[] scratchOffsets;
     private final PostChecks checks;
     private DirectSend directSend;
+    // The post bodies, as non-capturing constants for locked(): no allocation per post.
+    private static final ToIntBiFunction<AbstractQueuePair, SendRequest> SEND_ONE = AbstractQueuePair::postSendAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, PostList<SendRequest>> SEND_LIST =
+        AbstractQueuePair::postSendListAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, RecvRequest> RECV_ONE = AbstractQueuePair::postRecvAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, PostList<RecvRequest>> RECV_LIST =
+        AbstractQueuePair::postRecvListAlone;
+
     /** Null unless posting is thread-safe ({@link QueuePairConfig#threadSafePosting(boolean)}). */
     private final PostLock sendPostLock;
     private final PostLock recvPostLock;
@@ -162,15 +171,27 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postSend(final SendRequest request)
     {
-        final PostLock lock = sendPostLock;
+        return locked(sendPostLock, SEND_ONE, request);
+    }
+
+    /**
+     * Runs a post body: straight away, or holding the queue's lock when posting is thread-safe.
+     *
+     * @param lock the queue's lock, or null (one poster at a time, no lock).
+     * @param post the post body.
+     * @param arg  what is posted.
+     * @return the post's return code.
+     */
+    private <T> int locked(final PostLock lock, final ToIntBiFunction<AbstractQueuePair, T> post, final T arg)
+    {
         if (null == lock)
         {
-            return postSendAlone(request);
+            return post.applyAsInt(this, arg);
         }
         lock.lock();
         try
         {
-            return postSendAlone(request);
+            return post.applyAsInt(this, arg);
         }
         finally
         {
@@ -236,20 +257,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postSend(final PostList<SendRequest> list)
     {
-        final PostLock lock = sendPostLock;
-        if (null == lock)
-        {
-            return postSendListAlone(list);
-        }
-        lock.lock();
-        try
-        {
-            return postSendListAlone(list);
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return locked(sendPostLock, SEND_LIST, list);
     }
 
     private int postSendListAlone(final PostList<SendRequest> list)
@@ -361,20 +369,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postRecv(final RecvRequest request)
     {
-        final PostLock lock = recvPostLock;
-        if (null == lock)
-        {
-            return postRecvAlone(request);
-        }
-        lock.lock();
-        try
-        {
-            return postRecvAlone(request);
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return locked(recvPostLock, RECV_ONE, request);
     }
 
     private int postRecvAlone(final RecvRequest request)
@@ -411,20 +406,7 @@ public abstract class AbstractQueuePair implements QueuePair
     /** {@inheritDoc} */
     public final int postRecv(final PostList<RecvRequest> list)
     {
-        final PostLock lock = recvPostLock;
-        if (null == lock)
-        {
-            return postRecvListAlone(list);
-        }
-        lock.lock();
-        try
-        {
-            return postRecvListAlone(list);
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return locked(recvPostLock, RECV_LIST, list);
     }
 
     private int postRecvListAlone(final PostList<RecvRequest> list)

@@ -3,8 +3,7 @@
 
 package io.verbs4j.spi;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The lock of one queue of a queue pair created with
@@ -13,34 +12,20 @@ import java.lang.invoke.VarHandle;
  * its one-poster invariant. A post holds it for well under a microsecond and never waits for anything inside, so a
  * waiter spins, then yields its core (more threads than cores is common), and never parks; nothing is allocated.
  * <p>
- * Not reentrant. Threading: any number of posting threads.
+ * Not reentrant. Threading: any number of posting threads. The value is 1 while held, 0 while free (an
+ * {@link AtomicInteger} for its CAS and its opaque and release accesses, not for arithmetic).
  */
-final class PostLock
+@SuppressWarnings("serial")
+final class PostLock extends AtomicInteger
 {
     /** Spins before a waiter starts yielding its core. */
     static final int SPINS_BEFORE_YIELD = 64;
-    private static final VarHandle HELD;
-
-    static
-    {
-        try
-        {
-            HELD = MethodHandles.lookup().findVarHandle(PostLock.class, "held", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
-
-    @SuppressWarnings("unused")
-    private volatile int held;
 
     /** Takes the lock, spinning and then yielding while another poster holds it. */
     void lock()
     {
         int spins = 0;
-        while (!HELD.compareAndSet(this, 0, 1))
+        while (!compareAndSet(0, 1))
         {
             do
             {
@@ -53,13 +38,13 @@ final class PostLock
                     Thread.yield();
                 }
             }
-            while (0 != (int)HELD.getOpaque(this));
+            while (0 != getOpaque());
         }
     }
 
     /** Releases the lock (the holder only). */
     void unlock()
     {
-        HELD.setRelease(this, 0);
+        setRelease(0);
     }
 }
