@@ -5,6 +5,8 @@ package io.verbs4j.collectives;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.MemoryRegion;
 import io.verbs4j.collectives.launch.ThreadCluster;
@@ -212,7 +214,7 @@ class CommunicatorFeaturesTest
     {
         // Rank 1 stays (without calling) until rank 0's call was aborted: had it left first, rank 0 would see a
         // peer gone rather than its abort.
-        final java.util.concurrent.CountDownLatch aborted = new java.util.concurrent.CountDownLatch(1);
+        final CountDownLatch aborted = new CountDownLatch(1);
         new ThreadCluster(2, Duration.ofSeconds(60)).run((rank, size, store) ->
         {
             try (Communicator comm = Communicator.create(context(rank, size, store, "watchdog")
@@ -220,7 +222,7 @@ class CommunicatorFeaturesTest
             {
                 if (1 == rank)
                 {
-                    aborted.await(30, java.util.concurrent.TimeUnit.SECONDS);    // never calls
+                    aborted.await(30, TimeUnit.SECONDS);    // never calls
                     return;
                 }
                 final Thread watchdog = new Thread(() ->

@@ -45,6 +45,13 @@ import io.verbs4j.WcStatus;
 public abstract class AbstractQueuePair implements QueuePair
 {
     private static final VarHandle STATE;
+    // The post bodies, as non-capturing constants for locked(): no allocation per post.
+    private static final ToIntBiFunction<AbstractQueuePair, SendRequest> SEND_ONE = AbstractQueuePair::postSendAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, PostList<SendRequest>> SEND_LIST =
+        AbstractQueuePair::postSendListAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, RecvRequest> RECV_ONE = AbstractQueuePair::postRecvAlone;
+    private static final ToIntBiFunction<AbstractQueuePair, PostList<RecvRequest>> RECV_LIST =
+        AbstractQueuePair::postRecvListAlone;
 
     static
     {
@@ -71,14 +78,6 @@ public abstract class AbstractQueuePair implements QueuePair
     private final long[] scratchOffsets;
     private final PostChecks checks;
     private DirectSend directSend;
-    // The post bodies, as non-capturing constants for locked(): no allocation per post.
-    private static final ToIntBiFunction<AbstractQueuePair, SendRequest> SEND_ONE = AbstractQueuePair::postSendAlone;
-    private static final ToIntBiFunction<AbstractQueuePair, PostList<SendRequest>> SEND_LIST =
-        AbstractQueuePair::postSendListAlone;
-    private static final ToIntBiFunction<AbstractQueuePair, RecvRequest> RECV_ONE = AbstractQueuePair::postRecvAlone;
-    private static final ToIntBiFunction<AbstractQueuePair, PostList<RecvRequest>> RECV_LIST =
-        AbstractQueuePair::postRecvListAlone;
-
     /** Null unless posting is thread-safe ({@link QueuePairConfig#threadSafePosting(boolean)}). */
     private final PostLock sendPostLock;
     private final PostLock recvPostLock;

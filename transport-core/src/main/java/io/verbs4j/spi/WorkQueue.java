@@ -340,7 +340,7 @@ public final class WorkQueue
             return false;
         }
         final int record = idx * WorkRecord.WORDS;
-        if (!sendQueue || 0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED))
+        if (getsEntry(record, WcStatus.SUCCESS))
         {
             cq.produce(this, pos, requests[record + WorkRecord.WR_ID], WcStatus.SUCCESS, opcode, byteLength,
                 immediate, cqFlags, qpNumber);
@@ -464,8 +464,7 @@ public final class WorkQueue
                         byteLength = 0;
                     }
                     errorDrained |= WcStatus.SUCCESS != status;
-                    if (!sendQueue || WcStatus.SUCCESS != status ||
-                        0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED))
+                    if (getsEntry(record, status))
                     {
                         cq.produce(this, pos, requests[record + WorkRecord.WR_ID], status,
                             IntPair.low(statusOpcode), byteLength, IntPair.low(lengthImmediate),
@@ -573,6 +572,16 @@ public final class WorkQueue
     public void release(final long pos)
     {
         RELEASED.setRelease(this, pos + 1);
+    }
+
+    /**
+     * @return whether the slot whose request record starts at {@code record}, completing with {@code status}, gets a
+     *         CQ entry: every receive and every failure does; a successful send only if it was signaled.
+     */
+    private boolean getsEntry(final int record, final int status)
+    {
+        return !sendQueue || WcStatus.SUCCESS != status ||
+            0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED);
     }
 
     private boolean readyToDrain()

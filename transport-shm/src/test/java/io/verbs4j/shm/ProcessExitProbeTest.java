@@ -6,6 +6,8 @@ package io.verbs4j.shm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -51,9 +53,9 @@ class ProcessExitProbeTest
                 assertTrue(probe.available());
                 assertFalse(probe.exited(), "running");
                 // Only once bash has become the sleep that never reaps (bash itself would reap the child).
-                final java.nio.file.Path comm = java.nio.file.Path.of("/proc/" + parent.pid() + "/comm");
+                final Path comm = Path.of("/proc/" + parent.pid() + "/comm");
                 final long execDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!"sleep".equals(java.nio.file.Files.readString(comm).trim()) &&
+                while (!"sleep".equals(Files.readString(comm).trim()) &&
                     System.nanoTime() < execDeadline)
                 {
                     Thread.sleep(5);

@@ -6,6 +6,7 @@ package io.verbs4j.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.verbs4j.Access;
 import io.verbs4j.CompletionBatch;
@@ -17,6 +18,8 @@ import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
 import io.verbs4j.config.ThreadingMode;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -234,7 +237,7 @@ class TcpPollerReadsTest
                 assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
             }
             // On a loaded machine the I/O thread, awake between bulk batches, may read every response itself.
-            org.junit.jupiter.api.Assumptions.assumeTrue(poller.readsTaken() > 0,
+            assumeTrue(poller.readsTaken() > 0,
                 "pollers never read the responses often enough to take the reads");
             // The stream stops; the application keeps polling. After bulk reads, polls alone do not keep the socket
             // (a READ stream's responses are read faster by the I/O thread, which stays awake between batches).
@@ -257,8 +260,8 @@ class TcpPollerReadsTest
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
             remote.putLong(0, 77);
-            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+            final AtomicBoolean stop = new AtomicBoolean();
+            final AtomicLong reads = new AtomicLong();
             final Thread initiator = new Thread(() ->
             {
                 final CompletionBatch batch = new CompletionBatch(4);

@@ -7,6 +7,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.verbs4j.collectives.Algorithm;
 import io.verbs4j.collectives.CollectiveException;
@@ -325,12 +327,12 @@ class CollectivesEngineTest
     {
         // Rank 2 never calls: it waits until the others have timed out (a fixed sleep could end first on a loaded
         // machine, and the others then saw a peer leave rather than hang).
-        final java.util.concurrent.CountDownLatch timedOut = new java.util.concurrent.CountDownLatch(2);
+        final CountDownLatch timedOut = new CountDownLatch(2);
         final Throwable[] failures = FakeCluster.run(3, 2, 64, 500, (engine, rank, mesh) ->
         {
             if (2 == rank)
             {
-                timedOut.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                timedOut.await(30, TimeUnit.SECONDS);
                 return;
             }
             final int[] v = {1};
