@@ -18,18 +18,25 @@ package io.verbs4j.tcp;
  *       polling.</li>
  * </ul>
  * A sender's completion thus waits at most one more poll of the receiver, or one tick. Holding is off where no tick
- * is guaranteed (event mode without {@link TcpConfiguration#pollerOwnsReads()}), and the poller does not hold an ACK
- * asked for by a request of more than {@code TcpResponder.SMALL_FRAME_BYTES}: in bulk traffic the next frame is a
- * message time away, and a held ACK narrowed the sender's window (1 MiB streams 5-10 % slower).
+ * is guaranteed (event mode without {@link TcpConfiguration#pollerOwnsReads()}). An ACK asked for by a request of more
+ * than {@code TcpResponder.SMALL_FRAME_BYTES} is held only while bulk flows both ways: when this side has sent
+ * requests of its own since the previous bulk ACK was asked for (a ring's pieces, an exchange), its next frame is
+ * close and carries the ACK, where a lone ACK cost a system call per piece on each side. In a one-way bulk stream
+ * the next frame of this side may never come, and a held ACK narrowed the sender's window (1 MiB streams 5-10 %
+ * slower), so there the ACK goes at once.
  * <p>
- * Threading: {@link #holdOrRelease(boolean)} and {@link #takeHeld()} under the connection's driver lock;
+ * Threading: {@link #holdOrRelease(boolean, long)} and {@link #takeHeld()} under the connection's driver lock;
  * {@link #isHeld()} from the event loop without it, to decide whether to take the lock (a stale answer costs one
  * tick).
  */
 final class TcpAckHold
 {
+    /** No bulk ACK asked for yet. */
+    private static final long NONE = Long.MIN_VALUE;
+
     private final boolean enabled;
     private volatile boolean held;
+    private long requestsAtBulkAck = NONE;
 
     /** @param enabled whether ACKs may be held (a tick is guaranteed while they are). */
     TcpAckHold(final boolean enabled)
@@ -40,13 +47,21 @@ final class TcpAckHold
     /**
      * A poller's read completed frames that asked for an ACK.
      *
-     * @param bulk whether the request that asked carried more than {@code TcpResponder.SMALL_FRAME_BYTES}.
+     * @param bulk         whether the request that asked carried more than {@code TcpResponder.SMALL_FRAME_BYTES}.
+     * @param requestsSent how many requests this side has sent on the connection so far (only compared: a bulk ACK
+     *                     may be held when it grew since the previous bulk ACK was asked for).
      * @return true if the ACK is held now (write nothing); false if it must be written now (holding is off, the
-     * request was bulk, or an ACK was held already: it has waited one poll).
+     * request was bulk in one-way traffic, or an ACK was held already: it has waited one poll).
      */
-    boolean holdOrRelease(final boolean bulk)
+    boolean holdOrRelease(final boolean bulk, final long requestsSent)
     {
-        if (enabled && !bulk && !held)
+        boolean mayHold = enabled;
+        if (bulk)
+        {
+            mayHold &= NONE != requestsAtBulkAck && requestsSent != requestsAtBulkAck;
+            requestsAtBulkAck = requestsSent;
+        }
+        if (mayHold && !held)
         {
             held = true;
             return true;

@@ -442,6 +442,12 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         return null != sendQueue && nextTransmit < sendQueue.posted();
     }
 
+    /** @return how many requests this side has sent so far (driver lock held). */
+    long requestsSent()
+    {
+        return nextTransmit;
+    }
+
     /** Application thread, driver lock held: send what waits, straight to the socket if possible. */
     void pumpFromPoller()
     {

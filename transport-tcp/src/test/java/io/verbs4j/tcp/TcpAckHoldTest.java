@@ -15,11 +15,11 @@ class TcpAckHoldTest
     void theFirstRequestIsHeldAndTheNextReadReleasesIt()
     {
         final TcpAckHold hold = new TcpAckHold(true);
-        assertTrue(hold.holdOrRelease(false));
+        assertTrue(hold.holdOrRelease(false, 0));
         assertTrue(hold.isHeld());
-        assertFalse(hold.holdOrRelease(false), "a second request while one is held is written at once");
+        assertFalse(hold.holdOrRelease(false, 0), "a second request while one is held is written at once");
         assertFalse(hold.isHeld());
-        assertTrue(hold.holdOrRelease(false), "after a release the next request may be held again");
+        assertTrue(hold.holdOrRelease(false, 0), "after a release the next request may be held again");
     }
 
     @Test
@@ -27,7 +27,7 @@ class TcpAckHoldTest
     {
         final TcpAckHold hold = new TcpAckHold(true);
         assertFalse(hold.takeHeld(), "nothing held");
-        hold.holdOrRelease(false);
+        hold.holdOrRelease(false, 0);
         assertTrue(hold.takeHeld());
         assertFalse(hold.takeHeld(), "taken once only");
         assertFalse(hold.isHeld());
@@ -39,20 +39,34 @@ class TcpAckHoldTest
         final TcpAckHold hold = new TcpAckHold(false);
         for (int i = 0; i < 3; i++)
         {
-            assertFalse(hold.holdOrRelease(false));
+            assertFalse(hold.holdOrRelease(false, 0));
             assertFalse(hold.isHeld());
             assertFalse(hold.takeHeld());
         }
     }
 
     @Test
-    void anAckAskedForByBulkIsNeverHeldAndReleasesOneThatWas()
+    void anAckAskedForByBulkIsNeverHeldInOneWayTrafficAndReleasesOneThatWas()
     {
         final TcpAckHold hold = new TcpAckHold(true);
-        assertFalse(hold.holdOrRelease(true));
+        assertFalse(hold.holdOrRelease(true, 0), "the first bulk request: nothing known of this side's traffic");
+        assertFalse(hold.holdOrRelease(true, 0), "no request of this side's since: one-way, written at once");
         assertFalse(hold.isHeld());
-        assertTrue(hold.holdOrRelease(false));
-        assertFalse(hold.holdOrRelease(true), "bulk writes the held ACK with its own");
+        assertTrue(hold.holdOrRelease(false, 0));
+        assertFalse(hold.holdOrRelease(true, 0), "bulk writes the held ACK with its own");
         assertFalse(hold.isHeld());
+    }
+
+    @Test
+    void anAckAskedForByBulkIsHeldWhileThisSideSendsToo()
+    {
+        final TcpAckHold hold = new TcpAckHold(true);
+        assertFalse(hold.holdOrRelease(true, 5));
+        assertTrue(hold.holdOrRelease(true, 6), "this side sent a request since: its next frame carries the ACK");
+        assertTrue(hold.takeHeld());
+        assertFalse(hold.holdOrRelease(true, 6), "nothing sent since the last bulk ACK: written at once");
+        assertTrue(hold.holdOrRelease(true, 8));
+        assertFalse(hold.holdOrRelease(true, 9), "never two holds in a row");
+        assertFalse(new TcpAckHold(false).holdOrRelease(true, 1), "nor any when holding is off");
     }
 }

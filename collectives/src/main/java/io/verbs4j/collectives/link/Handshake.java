@@ -22,8 +22,11 @@ import java.nio.ByteOrder;
  */
 public final class Handshake
 {
-    /** Protocol version; a peer with another version is refused. */
-    public static final int VERSION = 2;
+    /**
+     * Protocol version; a peer with another version is refused. Version 3 widened the length of a DATA_CREDIT
+     * immediate to 19 bits ({@link ImmediateData}).
+     */
+    public static final int VERSION = 3;
     /** Offset of the version. */
     public static final int VERSION_OFFSET = 0;
     /** Offset of the sender's rank. */

@@ -16,12 +16,13 @@ package io.verbs4j.collectives.link;
  *  kind 2 ABORT  : slot = 0, value = 1 + the rank the sender blames for its failure (0: none); the sender closes
  *                  the connection right after, so the receiver can name the root cause instead of the messenger
  *
- *   31 30 29          24 23          18 17                              0
- *  +-----+--------------+--------------+---------------------------------+
- *  |  3  | slot (6 bits)| credits (6)  |  length (18 bits)               |
- *  +-----+--------------+--------------+---------------------------------+
- *  kind 3 DATA_CREDIT: a DATA message that also returns 1..63 freed inbox slots (payloads below 256 KiB): in
- *                  traffic that flows both ways the credits ride on the next message instead of a write of their own
+ *   31 30 29          24 23       19 18                                 0
+ *  +-----+--------------+-----------+------------------------------------+
+ *  |  3  | slot (6 bits)|credits (5)|  length (19 bits)                  |
+ *  +-----+--------------+-----------+------------------------------------+
+ *  kind 3 DATA_CREDIT: a DATA message that also returns 1..31 freed inbox slots (payloads below 512 KiB, so a
+ *                  full slot of the default 256 KiB fits): in traffic that flows both ways the credits ride on the
+ *                  next message instead of a write of their own
  * </pre>
  * DATA is a write of the payload into the receiver's inbox slot {@code seq mod slots}; CREDIT is a 0-byte write.
  * The protocol version lives in the connection handshake ({@link Handshake#VERSION}).
@@ -49,9 +50,9 @@ public final class ImmediateData
     /** DATA value of a leave message: above every slot size (at most 8 MiB). */
     public static final int LEAVE_LENGTH = VALUE_MASK;
     /** Bit position of the credits of a DATA_CREDIT message. */
-    public static final int CREDITS_SHIFT = 18;
+    public static final int CREDITS_SHIFT = 19;
     /** Most credits a DATA_CREDIT message returns. */
-    public static final int MAX_PIGGYBACK_CREDITS = 0x3F;
+    public static final int MAX_PIGGYBACK_CREDITS = 0x1F;
     /** Longest payload of a DATA_CREDIT message. */
     public static final int MAX_PIGGYBACK_LENGTH = (1 << CREDITS_SHIFT) - 1;
 
@@ -79,6 +80,17 @@ public final class ImmediateData
     {
         return (KIND_DATA_CREDIT << KIND_SHIFT) | (((int)seq & SLOT_MASK) << SLOT_SHIFT) |
             (credits << CREDITS_SHIFT) | length;
+    }
+
+    /**
+     * @param length         payload length of a DATA message about to be sent ({@link #LEAVE_LENGTH} for a leave).
+     * @param pendingCredits freed slots waiting to be returned.
+     * @return how many of them the message carries as a DATA_CREDIT: all, where the length and the count fit, else 0.
+     */
+    public static int creditsToCarry(final int length, final int pendingCredits)
+    {
+        return length >= 0 && length <= MAX_PIGGYBACK_LENGTH && pendingCredits <= MAX_PIGGYBACK_CREDITS ?
+            pendingCredits : 0;
     }
 
     /**

@@ -28,7 +28,7 @@ import org.agrona.UnsafeApi;
  *       domain, copied first into a staging slot.</li>
  *   <li>The sender starts with {@code slots} credits and spends one per message. The receiver reads a message in
  *       place, then releases it; the freed slots ride on its next DATA message to that peer (kind DATA_CREDIT, when
- *       the payload is below 256 KiB), and once {@code max(1, slots/2)} are pending with no message to carry them
+ *       the payload is below 512 KiB), and once {@code max(1, slots/2)} are pending with no message to carry them
  *       it sends one 0-byte WRITE_WITH_IMM of kind CREDIT carrying the count. Batching never deadlocks because the
  *       batch is at most {@code slots}.</li>
  *   <li>Unsignaled posts are bounded: every 16th post is signaled so that send-queue slots are recycled.</li>
@@ -209,8 +209,7 @@ public final class VerbsPeerLink implements PeerLink
         final boolean track = length > maxInline;
         final boolean signaled = track || 0 == (postCount % SIGNAL_INTERVAL);
         // Freed slots ride on the message where they fit, saving the peer a CREDIT message (and tcp a frame).
-        final int returned = length >= 0 && length <= ImmediateData.MAX_PIGGYBACK_LENGTH &&
-            pendingCredits <= ImmediateData.MAX_PIGGYBACK_CREDITS ? pendingCredits : 0;
+        final int returned = ImmediateData.creditsToCarry(length, pendingCredits);
         data.wrId(seq)
             .flags((signaled ? SendRequest.SIGNALED : 0) | (inline ? SendRequest.INLINE : 0))
             .remote(remoteInbox + slotOffset, remoteRkey)

@@ -3,6 +3,7 @@
 
 package io.verbs4j.collectives.link;
 
+import io.verbs4j.collectives.CollectivesConfiguration;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,9 +29,9 @@ class ImmediateDataTest
     @Test
     void dataWithCreditsCarriesSlotTagLengthAndCreditsAtTheirLimits()
     {
-        for (final int credits : new int[] { 1, 2, 31, ImmediateData.MAX_PIGGYBACK_CREDITS })
+        for (final int credits : new int[] { 1, 2, 4, 17, ImmediateData.MAX_PIGGYBACK_CREDITS })
         {
-            for (final int length : new int[] { 0, 8, 65536, ImmediateData.MAX_PIGGYBACK_LENGTH })
+            for (final int length : new int[] { 0, 8, 65536, 256 * 1024, ImmediateData.MAX_PIGGYBACK_LENGTH })
             {
                 for (final long seq : new long[] { 0, 63, 64, 1_000_001 })
                 {
@@ -43,7 +44,24 @@ class ImmediateDataTest
                 }
             }
         }
-        assertEquals(262_143, ImmediateData.MAX_PIGGYBACK_LENGTH);
+        assertEquals(524_287, ImmediateData.MAX_PIGGYBACK_LENGTH);
+        assertEquals(31, ImmediateData.MAX_PIGGYBACK_CREDITS);
+    }
+
+    @Test
+    void aFullSlotOfTheDefaultSizeCarriesEveryCreditTheDefaultSlotsCanFree()
+    {
+        // A ring's pieces fill whole slots; when they could not carry credits, each rank wrote a CREDIT message (a
+        // frame, a system call and the peer's read) for every second piece.
+        final int slotBytes = CollectivesConfiguration.CHUNK_BYTES_DEFAULT;
+        for (int credits = 1; credits <= CollectivesConfiguration.SLOTS_DEFAULT; credits++)
+        {
+            assertEquals(credits, ImmediateData.creditsToCarry(slotBytes, credits));
+        }
+        assertEquals(0, ImmediateData.creditsToCarry(0, 0));
+        assertEquals(0, ImmediateData.creditsToCarry(ImmediateData.MAX_PIGGYBACK_LENGTH + 1, 2), "too long");
+        assertEquals(0, ImmediateData.creditsToCarry(8, ImmediateData.MAX_PIGGYBACK_CREDITS + 1), "too many");
+        assertEquals(0, ImmediateData.creditsToCarry(ImmediateData.LEAVE_LENGTH, 1), "a leave carries none");
     }
 
     @Test
