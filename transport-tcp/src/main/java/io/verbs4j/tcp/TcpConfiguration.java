@@ -187,7 +187,7 @@ public final class TcpConfiguration
      * next {@link #POLL_BACKSTOP_PROP_NAME} tick) so that the application's answer carries it, instead of a frame and
      * a system call of its own ({@code TcpAckHold}). Applies where a tick is guaranteed: polling mode, or event mode
      * with {@link #POLLER_OWNS_READS_PROP_NAME}. An 8 B RDMA WRITE ping-pong made four writes per round trip without
-     * it (two data frames, two ACKs).
+     * it (two data frames, two ACKs). ACKs of bulk requests are held only while this side sends requests too.
      */
     public static final String ACK_HOLD_PROP_NAME = "verbs4j.tcp.ack.hold";
     /** Default: ACKs wait one poll for a frame to ride on. */
