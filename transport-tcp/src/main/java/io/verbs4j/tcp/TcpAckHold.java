@@ -25,9 +25,9 @@ package io.verbs4j.tcp;
  * the next frame of this side may never come, and a held ACK narrowed the sender's window (1 MiB streams 5-10 %
  * slower), so there the ACK goes at once.
  * <p>
- * Threading: {@link #holdOrRelease(boolean, long)} and {@link #takeHeld()} under the connection's driver lock;
- * {@link #isHeld()} from the event loop without it, to decide whether to take the lock (a stale answer costs one
- * tick).
+ * Threading: {@link #holdOrRelease(boolean, long, long, long)} and {@link #takeHeld()} under the connection's
+ * driver lock; {@link #isHeld()} from the event loop without it, to decide whether to take the lock (a stale answer
+ * costs one tick).
  */
 final class TcpAckHold
 {
@@ -37,6 +37,7 @@ final class TcpAckHold
     private final boolean enabled;
     private volatile boolean held;
     private long requestsAtBulkAck = NONE;
+    private long heldAck;
 
     /** @param enabled whether ACKs may be held (a tick is guaranteed while they are). */
     TcpAckHold(final boolean enabled)
@@ -50,11 +51,18 @@ final class TcpAckHold
      * @param bulk         whether the request that asked carried more than {@code TcpResponder.SMALL_FRAME_BYTES}.
      * @param requestsSent how many requests this side has sent on the connection so far (only compared: a bulk ACK
      *                     may be held when it grew since the previous bulk ACK was asked for).
+     * @param pendingAck   the sequence the ACK would acknowledge now.
+     * @param lastAcked    the highest sequence an ACK frame has carried so far: a held ACK that a frame of this side
+     *                     carried since is no longer held, so the ACK asked for now has not waited yet.
      * @return true if the ACK is held now (write nothing); false if it must be written now (holding is off, the
-     * request was bulk in one-way traffic, or an ACK was held already: it has waited one poll).
+     * request was bulk in one-way traffic, or an ACK was held already and is still unsent: it has waited one poll).
      */
-    boolean holdOrRelease(final boolean bulk, final long requestsSent)
+    boolean holdOrRelease(final boolean bulk, final long requestsSent, final long pendingAck, final long lastAcked)
     {
+        if (held && lastAcked >= heldAck)
+        {
+            held = false;
+        }
         boolean mayHold = enabled;
         if (bulk)
         {
@@ -63,6 +71,7 @@ final class TcpAckHold
         }
         if (mayHold && !held)
         {
+            heldAck = pendingAck;
             held = true;
             return true;
         }

@@ -71,7 +71,13 @@ public enum TcpCounter implements CounterType
      * one), after which the I/O thread kept polling instead of sleeping
      * ({@link TcpConfiguration#IO_READ_SPIN_PROP_NAME}).
      */
-    IO_READ_SPINS(21, "bulk read batches an I/O thread stayed awake after");
+    IO_READ_SPINS(21, "bulk read batches an I/O thread stayed awake after"),
+    /**
+     * ACK frames written on their own rather than in a batch of this side's requests: each costs a write here and a
+     * read at the peer. ACKs that ride along with requests are not counted ({@code TcpAckHold} says when an ACK waits
+     * for one).
+     */
+    ACKS_SENT_ALONE(22, "ACKs written on their own");
 
     private final int id;
     private final String label;

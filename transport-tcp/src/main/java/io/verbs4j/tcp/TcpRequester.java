@@ -488,6 +488,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
             return false;
         }
         frames.wroteAckDirect();
+        counters.increment(TcpCounter.ACKS_SENT_ALONE);
         if (written < FrameFlyweight.HEADER_LENGTH)
         {
             frames.outbound().directWriteTookPart();

@@ -323,6 +323,7 @@ final class TcpResponder
         ackRequested = false;
         if (ackPending > lastAcked)
         {
+            counters.increment(TcpCounter.ACKS_SENT_ALONE);
             frames.writeControl(FrameType.ACK, ackPending, 0);
             lastAcked = ackPending;
             return true;
@@ -343,6 +344,18 @@ final class TcpResponder
     boolean isAckRequested()
     {
         return ackRequested;
+    }
+
+    /** @return the sequence the next ACK acknowledges (driver lock held). */
+    long pendingAck()
+    {
+        return ackPending;
+    }
+
+    /** @return the highest sequence an ACK frame has carried so far (driver lock held). */
+    long lastAcked()
+    {
+        return lastAcked;
     }
 
     /** @return the sequence a deferred ACK would acknowledge, or -1 if none is pending. Driver lock held. */

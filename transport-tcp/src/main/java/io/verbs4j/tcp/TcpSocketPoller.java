@@ -501,8 +501,8 @@ final class TcpSocketPoller
                 // A direct batch carries the deferred ACK too.
                 requester.pumpFromPoller();
             }
-            if (responder.isAckRequested() &&
-                !ackHold.holdOrRelease(responder.isAckRequestedByLarge(), requester.requestsSent()))
+            if (responder.isAckRequested() && !ackHold.holdOrRelease(responder.isAckRequestedByLarge(),
+                requester.requestsSent(), responder.pendingAck(), responder.lastAcked()))
             {
                 writeAck();
             }
