@@ -49,8 +49,9 @@ final class TcpAckHold
      * A poller's read completed frames that asked for an ACK.
      *
      * @param bulk         whether the request that asked carried more than {@code TcpResponder.SMALL_FRAME_BYTES}.
-     * @param requestsSent how many requests this side has sent on the connection so far (only compared: a bulk ACK
-     *                     may be held when it grew since the previous bulk ACK was asked for).
+     * @param requestsSent a count that grows with each request this side sends ({@code TcpRequester.requestsSent};
+     *                     only compared: a bulk ACK may be held when it grew since the previous bulk ACK was asked
+     *                     for).
      * @param pendingAck   the sequence the ACK would acknowledge now.
      * @param lastAcked    the highest sequence an ACK frame has carried so far: a held ACK that a frame of this side
      *                     carried since is no longer held, so the ACK asked for now has not waited yet.

@@ -442,7 +442,10 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         return null != sendQueue && nextTransmit < sendQueue.posted();
     }
 
-    /** @return how many requests this side has sent so far (driver lock held). */
+    /**
+     * @return the send-queue position of the next request to transmit: it grows by one with each request this side
+     * sends, so two readings differ exactly when requests went out between them (driver lock held).
+     */
     long requestsSent()
     {
         return nextTransmit;
