@@ -86,6 +86,18 @@ public final class RecvRequest
         return this;
     }
 
+    /**
+     * A value that changes whenever the SGEs change (not the work-request id). A queue pair may skip re-resolving the
+     * SGEs of the receive it resolved last when it is posted again with the same value (a receive re-posted in a
+     * loop, as perftest and the collectives do).
+     *
+     * @return the shape version.
+     */
+    public long shapeVersion()
+    {
+        return sges.version() & 0xFFFF_FFFFL;
+    }
+
     /** @return the correlation id. */
     public long wrId()
     {

@@ -28,6 +28,9 @@ final class PostChecks
     private final AbstractMemoryRegion[] recvRegions;
     private final long[] recvOffsets;
     private final int[] recvLengths;
+    /** The receive resolved last with every SGE valid, while its scratch arrays still hold that resolution. */
+    private RecvRequest resolvedRecv;
+    private long resolvedRecvVersion;
 
     /**
      * @param config       the queue pair's attributes.
@@ -147,6 +150,11 @@ final class PostChecks
     int resolveRecvSges(final RecvRequest request)
     {
         final int count = request.sgeCount();
+        if (request == resolvedRecv && request.shapeVersion() == resolvedRecvVersion && regionsOpen(count))
+        {
+            return WcStatus.SUCCESS;
+        }
+        resolvedRecv = null;
         if (count > config.maxRecvSge())
         {
             return QueuePair.INVALID_REQUEST;
@@ -175,7 +183,26 @@ final class PostChecks
                 recvOffsets[i] = offset;
             }
         }
+        if (WcStatus.SUCCESS == localStatus)
+        {
+            // Regions are closed, never re-registered in place (access and bounds are final): only openness can
+            // change while the request's SGEs do not.
+            resolvedRecv = request;
+            resolvedRecvVersion = request.shapeVersion();
+        }
         return localStatus;
+    }
+
+    private boolean regionsOpen(final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (!recvRegions[i].isOpen())
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the regions of the last {@link #resolveRecvSges} (null for an SGE that failed). */
