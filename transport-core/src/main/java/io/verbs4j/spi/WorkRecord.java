@@ -4,10 +4,10 @@
 package io.verbs4j.spi;
 
 /**
- * Layout of a {@link WorkQueue} slot's 64-byte request record, eight longs in one {@code long[]}, written by the
- * posting thread and read by the provider. The slot's completion, written by whichever thread completes it and read
- * by the drain, is a separate record laid out as a CQ entry ({@link CompletionRecord}) in an array of its own, so that
- * a completing thread does not write the line the poster fills next to it.
+ * Layout of a {@link WorkQueue} slot's 64-byte request record ({@link WorkRecords}), eight longs in one
+ * {@code long[]}, written by the posting thread and read by the provider. The slot's completion, written by whichever
+ * thread completes it and read by the drain, is a separate record laid out as a CQ entry ({@link CompletionRecord}) in
+ * an array of its own, so that a completing thread does not write the line the poster fills next to it.
  * <pre>
  *   word 0  wrId
  *   word 1  opcode (high) | flags (low)
