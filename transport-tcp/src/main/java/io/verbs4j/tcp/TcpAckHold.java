@@ -13,7 +13,7 @@ package io.verbs4j.tcp;
  *   <li>the next poll of that connection that reads nothing (the application had its chance and did not answer);</li>
  *   <li>the next poll that reads more frames asking for an ACK (one hold per ACK, never two in a row);</li>
  *   <li>the event loop's next tick ({@link TcpConfiguration#pollBackstopNs()}: the ownership tick, or the
- *       polling mode's backstop; either backs off up to {@code TcpSocketPoller.TICK_MAX_BACKOFF} times while the
+ *       polling mode's backstop; either backs off up to {@code TcpReadPolicy.TICK_MAX_BACKOFF} times while the
  *       pollers keep polling), which exists whenever a hold may be taken, for an application that stopped
  *       polling.</li>
  * </ul>

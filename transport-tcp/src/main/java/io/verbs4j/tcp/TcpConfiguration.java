@@ -169,13 +169,13 @@ public final class TcpConfiguration
 
     /**
      * Event mode with {@link #POLLER_READS_PROP_NAME}: whether a connection whose pollers are reading it often (two
-     * reads with data within {@code TcpSocketPoller.POLLER_PATIENCE_NS} of each other) takes the socket out of the
+     * reads with data within {@code TcpReadPolicy.POLLER_PATIENCE_NS} of each other) takes the socket out of the
      * I/O thread's epoll read interest until they stop. Without it every arriving frame also wakes
      * the I/O thread, which then waits for the driver lock, finds nothing to read or reads first itself: one
      * wake-up per message competing with the polling threads for the cores. With it the event loop looks once per
      * {@link #POLL_BACKSTOP_PROP_NAME} period instead (a period that doubles, up to 8 times, while the pollers keep
      * reading: each look preempts a spinning thread), reads what the pollers left when they have stopped, and hands
-     * the socket back to epoll after {@code TcpSocketPoller.POLLER_PATIENCE_NS} without a poller read.
+     * the socket back to epoll after {@code TcpReadPolicy.POLLER_PATIENCE_NS} without a poller read.
      * {@code false} keeps epoll reading throughout (for comparison).
      */
     public static final String POLLER_OWNS_READS_PROP_NAME = "verbs4j.tcp.poller.owns.reads";

@@ -263,7 +263,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     /**
      * Any thread: the application posted a request, so input is likely soon and polling threads read this socket
-     * again (event mode, see {@link TcpSocketPoller#POLLER_PATIENCE_NS}).
+     * again (event mode, see {@link TcpReadPolicy#POLLER_PATIENCE_NS}).
      *
      * @param bulk whether the request carries a bulk payload.
      */
@@ -281,7 +281,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** @return whether polling threads read this socket now (polling mode, or event mode within the patience). */
     boolean pollersReading()
     {
-        return poller.pollersReading();
+        return poller.policy().pollersReading();
     }
 
     /** @return the socket's read ownership (tests, diagnostics). */
@@ -365,7 +365,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         {
             liveness.heard();
             decoder.decode(in);
-            if (poller.readAsksForMore())
+            if (poller.policy().readAsksForMore())
             {
                 signs.expectInput();
             }
@@ -383,8 +383,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         final boolean locked = lockIo();
         try
         {
-            if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES && poller.unpolledSinceLastAsked() &&
-                !poller.postedBulkRecently() && TcpReadSpin.onBulkRead())
+            if (decoder.batchBytes() >= TcpReadSpin.BULK_BATCH_BYTES && poller.policy().unpolledSinceLastAsked() &&
+                !poller.policy().postedBulkRecently() && TcpReadSpin.onBulkRead())
             {
                 counters.add(TcpCounter.IO_READ_SPINS, 1);
             }

@@ -5,7 +5,7 @@ package io.verbs4j.tcp;
 
 /**
  * When input last looked likely on one connection, which tells polling threads whether to keep reading its socket
- * in event mode ({@link TcpSocketPoller#POLLER_PATIENCE_NS}, {@link TcpSocketPoller#readAsksForMore()}): a post (its
+ * in event mode ({@link TcpReadPolicy#POLLER_PATIENCE_NS}, {@link TcpReadPolicy#readAsksForMore()}): a post (its
  * answer will come), a frame written that will be answered, data read that asks for more. It also keeps when the
  * application last posted, and last posted a bulk payload, which tell a collective's rank from a stream's receiver.
  * <p>

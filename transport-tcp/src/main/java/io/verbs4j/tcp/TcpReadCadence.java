@@ -5,7 +5,7 @@ package io.verbs4j.tcp;
 
 /**
  * Whether the threads polling a connection read its socket often enough to own its reads
- * ({@link TcpSocketPoller}): a read with data counts as frequent when it comes within a patience of the previous
+ * ({@link TcpReadPolicy}): a read with data counts as frequent when it comes within a patience of the previous
  * read with data by a poller. A thread in a spin phase (a latency-bound exchange, a collective, a stream) reads
  * microseconds apart; an application that looks at its completion queue now and then (a one-sided target polling
  * every millisecond) does not, and must leave arrivals to the I/O thread: owning the reads, it kept epoll's read

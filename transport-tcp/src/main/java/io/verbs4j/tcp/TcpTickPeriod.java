@@ -5,7 +5,7 @@ package io.verbs4j.tcp;
 
 /**
  * The period of an event-loop tick that only has work to do once the threads polling a connection stop: the
- * ownership tick of event mode and the backstop of polling mode ({@link TcpSocketPoller}). While pollers keep
+ * ownership tick of event mode and the backstop of polling mode ({@link TcpReadPolicy}). While pollers keep
  * polling, each tick doubles the next period, up to a bound; once a tick finds they stopped, the period returns to
  * the base. Each tick wakes the I/O thread on a machine whose cores the polling threads fill, and a tick that takes
  * the driver lock and is then preempted stalls every poller of the connection for a scheduler slice: at a fixed

@@ -92,15 +92,15 @@ class TcpModesTest
         final DeviceContext server = new DeviceContext().property(TcpConfiguration.MODE_PROP_NAME, "poll");
         try (TcpPair pair = new TcpPair(config -> { }, client, server))
         {
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
             final long base = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
-            final long longest = base * TcpSocketPoller.TICK_MAX_BACKOFF;
+            final long longest = base * TcpReadPolicy.TICK_MAX_BACKOFF;
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
             // The client busy-polls its round trips: its backstop finds it polled and backs off to the bound.
             final long deadline = System.nanoTime() + 10_000_000_000L;
             long i = 0;
-            while ((poller.tickPeriodNs() < longest || poller.backstopsSkipped() < 2) &&
+            while ((policy.tickPeriodNs() < longest || policy.backstopsSkipped() < 2) &&
                 System.nanoTime() < deadline)
             {
                 local.putLong(0, ++i);
@@ -108,7 +108,7 @@ class TcpModesTest
                     .flags(SendRequest.SIGNALED).sge(local, 0, 8).remote(remote.address(), remote.rkey()));
                 assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
             }
-            assertEquals(longest, poller.tickPeriodNs(), "the backstop backs off to its bound, no further");
+            assertEquals(longest, policy.tickPeriodNs(), "the backstop backs off to its bound, no further");
             assertEquals(i, remote.getLong(0));
 
             // The client stops polling: the server's WRITE into it completes through the client's backstop alone, and
@@ -119,11 +119,11 @@ class TcpModesTest
             assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
             assertEquals(99, local.getLong(8));
             final long backAt = System.nanoTime() + 10_000_000_000L;
-            while (poller.tickPeriodNs() != base && System.nanoTime() < backAt)
+            while (policy.tickPeriodNs() != base && System.nanoTime() < backAt)
             {
                 Thread.onSpinWait();
             }
-            assertEquals(base, poller.tickPeriodNs(), "nobody polls: the backstop ticks at its base period");
+            assertEquals(base, policy.tickPeriodNs(), "nobody polls: the backstop ticks at its base period");
         }
     }
 

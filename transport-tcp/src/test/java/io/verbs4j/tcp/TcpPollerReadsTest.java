@@ -101,14 +101,15 @@ class TcpPollerReadsTest
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
         {
             final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = poller.policy();
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
-            roundTripsUntilPollersOwnTheReads(pair, poller, local, remote);
+            roundTripsUntilPollersOwnTheReads(pair, policy, local, remote);
             assertTrue(pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS) > 1, "pollers read");
-            awaitTrue(() -> poller.readsTaken() > 0, "pollers reading often take the socket out of epoll");
+            awaitTrue(() -> policy.readsTaken() > 0, "pollers reading often take the socket out of epoll");
 
             // The application stops polling: within two ticks epoll reads again, and reads what arrives unasked.
-            awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), "epoll reads again");
+            awaitTrue(() -> policy.readsGivenBack() > 0 && policy.epollReads(), "epoll reads again");
             final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
             pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
             final long loopReadsBefore = poller.reads().loopReads();
@@ -125,25 +126,25 @@ class TcpPollerReadsTest
     {
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
         {
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
             final long base = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
-            final long longest = base * TcpSocketPoller.TICK_MAX_BACKOFF;
+            final long longest = base * TcpReadPolicy.TICK_MAX_BACKOFF;
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
             final CompletionBatch batch = new CompletionBatch(4);
             // Round trips (a poller reads each answer) until the tick has backed off all the way.
             final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (poller.tickPeriodNs() < longest && System.nanoTime() < deadline)
+            while (policy.tickPeriodNs() < longest && System.nanoTime() < deadline)
             {
                 writeRoundTrip(pair, local, remote, batch);
             }
-            assertEquals(longest, poller.tickPeriodNs(), "the period doubles up to its limit, no further");
+            assertEquals(longest, policy.tickPeriodNs(), "the period doubles up to its limit, no further");
 
             // The application stops polling: the socket still goes back to epoll, a backed-off tick or two later (on
             // a loaded machine it may have gone back already, between two of the round trips above).
-            awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), () -> "epoll reads again: given " +
-                "back " + poller.readsGivenBack() + ", taken " + poller.readsTaken() + ", epoll reads " +
-                poller.epollReads() + ", tick " + poller.tickPeriodNs());
+            awaitTrue(() -> policy.readsGivenBack() > 0 && policy.epollReads(), () -> "epoll reads again: given " +
+                "back " + policy.readsGivenBack() + ", taken " + policy.readsTaken() + ", epoll reads " +
+                policy.epollReads() + ", tick " + policy.tickPeriodNs());
         }
     }
 
@@ -153,25 +154,25 @@ class TcpPollerReadsTest
     {
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
         {
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
             final MemoryRegion local = pair.clientPd.allocate(64, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64, Access.ALL);
-            roundTripsUntilPollersOwnTheReads(pair, poller, local, remote);
-            assertTrue(poller.readsTaken() > 0, "pollers reading often take the socket out of epoll");
+            roundTripsUntilPollersOwnTheReads(pair, policy, local, remote);
+            assertTrue(policy.readsTaken() > 0, "pollers reading often take the socket out of epoll");
 
             // A waiter that keeps polling with nothing to read, for many ticks at the longest period: the reads stay
             // its own, and past the patience it reads the socket now and then, not on every poll. (Polling starts
             // at once: a test thread that paused here would lose the reads at the next tick, as it should.)
             final CompletionBatch batch = new CompletionBatch(4);
-            final boolean ownedAtStart = !poller.epollReads();
-            final long givenBack = poller.readsGivenBack();
-            final long idleReadsBefore = poller.idleReads();
+            final boolean ownedAtStart = !policy.epollReads();
+            final long givenBack = policy.readsGivenBack();
+            final long idleReadsBefore = policy.idleReads();
             final long start = System.nanoTime();
-            final long spell = 20 * TcpSocketPoller.TICK_MAX_BACKOFF *
+            final long spell = 20 * TcpReadPolicy.TICK_MAX_BACKOFF *
                 TimeUnit.MICROSECONDS.toNanos(Long.parseLong(TcpConfiguration.POLL_BACKSTOP_DEFAULT));
             // A gap this long between two polls may leave a tick with no poll that counts (the throttled reads are
             // the polls that count, one per IDLE_READ_INTERVAL_NS).
-            final long tooLong = TcpSocketPoller.POLLER_PATIENCE_NS - 2 * TcpSocketPoller.IDLE_READ_INTERVAL_NS;
+            final long tooLong = TcpReadPolicy.POLLER_PATIENCE_NS - 2 * TcpReadPolicy.IDLE_READ_INTERVAL_NS;
             long polls = 0;
             long longGaps = 0;
             long last = start;
@@ -188,9 +189,9 @@ class TcpPollerReadsTest
                 last = now;
             }
             // Read before anything else: once this thread stops polling, the next tick may give the socket back.
-            final long givenBackDuring = poller.readsGivenBack() - givenBack;
-            final long idleReads = poller.idleReads() - idleReadsBefore;
-            assertTrue(idleReads <= (now - start) / TcpSocketPoller.IDLE_READ_INTERVAL_NS + 1,
+            final long givenBackDuring = policy.readsGivenBack() - givenBack;
+            final long idleReads = policy.idleReads() - idleReadsBefore;
+            assertTrue(idleReads <= (now - start) / TcpReadPolicy.IDLE_READ_INTERVAL_NS + 1,
                 idleReads + " reads in " + (now - start) / 1000 + " µs of " + polls + " polls");
             assertTrue(idleReads < polls, idleReads + " reads of " + polls + " polls");
             assertTrue(!ownedAtStart || idleReads > 0 || longGaps > 0,
@@ -204,7 +205,7 @@ class TcpPollerReadsTest
             }
 
             // The application stops polling: the socket goes back to epoll, which reads what arrives unasked.
-            awaitTrue(() -> poller.readsGivenBack() > 0 && poller.epollReads(), "epoll reads again");
+            awaitTrue(() -> policy.readsGivenBack() > 0 && policy.epollReads(), "epoll reads again");
             final MemoryRegion inbox = pair.clientPd.allocate(64, Access.ALL);
             pair.client.postRecv(new RecvRequest(1).wrId(7).sge(inbox, 0, 8));
             remote.putLong(0, 43);
@@ -219,13 +220,13 @@ class TcpPollerReadsTest
     {
         try (TcpPair pair = new TcpPair(config -> { }, new DeviceContext(), new DeviceContext()))
         {
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
             final MemoryRegion local = pair.clientPd.allocate(64 * 1024, Access.ALL);
             final MemoryRegion remote = pair.serverPd.allocate(64 * 1024, Access.ALL);
             final CompletionBatch batch = new CompletionBatch(4);
             // 64 KiB READs until the pollers, reading the responses often, take the reads.
             final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (0 == poller.readsTaken() && System.nanoTime() < deadline)
+            while (0 == policy.readsTaken() && System.nanoTime() < deadline)
             {
                 pair.client.postSend(new SendRequest(1).wrId(1).opcode(Opcode.RDMA_READ).flags(SendRequest.SIGNALED)
                     .sge(local, 0, 64 * 1024).remote(remote.address(), remote.rkey()));
@@ -237,16 +238,16 @@ class TcpPollerReadsTest
                 assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(0)));
             }
             // On a loaded machine the I/O thread, awake between bulk batches, may read every response itself.
-            assumeTrue(poller.readsTaken() > 0,
+            assumeTrue(policy.readsTaken() > 0,
                 "pollers never read the responses often enough to take the reads");
             // The stream stops; the application keeps polling. After bulk reads, polls alone do not keep the socket
             // (a READ stream's responses are read faster by the I/O thread, which stays awake between batches).
             final long giveBackDeadline = System.nanoTime() + 10_000_000_000L;
-            while (!(poller.readsGivenBack() > 0 && poller.epollReads()) && System.nanoTime() < giveBackDeadline)
+            while (!(policy.readsGivenBack() > 0 && policy.epollReads()) && System.nanoTime() < giveBackDeadline)
             {
                 assertEquals(0, pair.clientCq.poll(batch));
             }
-            assertTrue(poller.readsGivenBack() > 0 && poller.epollReads(),
+            assertTrue(policy.readsGivenBack() > 0 && policy.epollReads(),
                 "given back to epoll while the application polled");
         }
     }
@@ -299,9 +300,9 @@ class TcpPollerReadsTest
                 initiator.join(10_000);
             }
             assertTrue(reads.get() > 10, "READs completed: " + reads.get());
-            assertEquals(0, target.readsTaken(), "the rarely polling target left its socket to epoll (its " +
+            assertEquals(0, target.policy().readsTaken(), "the rarely polling target left its socket to epoll (its " +
                 "pollers read " + target.reads().pollerReads() + " times)");
-            assertTrue(target.epollReads());
+            assertTrue(target.policy().epollReads());
         }
     }
 
@@ -313,9 +314,9 @@ class TcpPollerReadsTest
         try (TcpPair pair = new TcpPair(config -> { }, shared, new DeviceContext()))
         {
             writeAndReadBack(pair);
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
-            assertEquals(0, poller.readsTaken());
-            assertTrue(poller.epollReads());
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
+            assertEquals(0, policy.readsTaken());
+            assertTrue(policy.epollReads());
         }
     }
 
@@ -323,12 +324,12 @@ class TcpPollerReadsTest
      * Round trips until pollers read often enough to own the reads: two reads with data within the patience of each
      * other ({@link TcpReadCadence}; on a loaded machine the I/O thread can win the first ones).
      */
-    private static void roundTripsUntilPollersOwnTheReads(final TcpPair pair, final TcpSocketPoller poller,
+    private static void roundTripsUntilPollersOwnTheReads(final TcpPair pair, final TcpReadPolicy policy,
         final MemoryRegion local, final MemoryRegion remote)
     {
         final CompletionBatch batch = new CompletionBatch(4);
         final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (0 == poller.readsTaken() && System.nanoTime() < deadline)
+        while (0 == policy.readsTaken() && System.nanoTime() < deadline)
         {
             writeRoundTrip(pair, local, remote, batch);
         }
@@ -369,14 +370,14 @@ class TcpPollerReadsTest
      * Looks at an empty completion queue every millisecond, as an application between exchanges, past the pollers'
      * patience and then until the socket is back with the I/O thread: one ownership tick after the pollers stopped
      * polling often, whose period may have backed off while the traffic before kept them reading (at most
-     * {@link TcpSocketPoller#TICK_MAX_BACKOFF} periods, so two such ticks; a loaded machine may run the I/O thread's
+     * {@link TcpReadPolicy#TICK_MAX_BACKOFF} periods, so two such ticks; a loaded machine may run the I/O thread's
      * tick much later, hence the generous deadline).
      */
     private static void idle(final TcpPair pair)
     {
         final CompletionBatch batch = new CompletionBatch(4);
         final long start = System.nanoTime();
-        final long end = start + 2 * TcpSocketPoller.POLLER_PATIENCE_NS;
+        final long end = start + 2 * TcpReadPolicy.POLLER_PATIENCE_NS;
         final long latest = start + 10_000_000_000L;
         final TcpConnection client = ((TcpQueuePair)pair.client).connection();
         while (System.nanoTime() < end || (client.pollersReading() && System.nanoTime() < latest))
@@ -417,7 +418,7 @@ class TcpPollerReadsTest
             writeAndReadBack(pair);
             assertEquals(0, pair.clientTcp().counter(TcpCounter.FRAMES_RECEIVED_BY_POLLERS),
                 "a poll only takes completions");
-            assertEquals(0, ((TcpQueuePair)pair.client).connection().poller().readsTaken());
+            assertEquals(0, ((TcpQueuePair)pair.client).connection().poller().policy().readsTaken());
         }
         // The collectives open their devices with progressThread(false), INVOKER: on tcp that stays event mode with
         // poller reads (polling mode's backstop contended with the polling ranks for the driver lock).

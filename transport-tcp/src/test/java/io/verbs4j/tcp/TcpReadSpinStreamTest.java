@@ -50,36 +50,36 @@ class TcpReadSpinStreamTest
         // rank, whose own writes and reductions need the core); a READ initiator's requests are small on the wire.
         try (TcpPair pair = new TcpPair())
         {
-            final TcpSocketPoller poller = ((TcpQueuePair)pair.client).connection().poller();
+            final TcpReadPolicy policy = ((TcpQueuePair)pair.client).connection().poller().policy();
             final int length = 64 * 1024;
             final MemoryRegion local = pair.clientPd.allocate(length, Access.LOCAL_WRITE);
             final MemoryRegion remote = pair.serverPd.allocate(length, Access.LOCAL_WRITE | Access.REMOTE_READ |
                 Access.REMOTE_WRITE);
-            assertFalse(poller.postedBulkRecently(), "nothing posted yet");
+            assertFalse(policy.postedBulkRecently(), "nothing posted yet");
             final long readPostedFrom = System.nanoTime();
             pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(1).opcode(io.verbs4j.Opcode.RDMA_READ)
                 .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, length).remote(remote.address(), remote.rkey()));
-            assertRecent(poller.postedRecently(), readPostedFrom, "a READ was posted");
-            assertFalse(poller.postedBulkRecently(), "a READ request carries no payload");
+            assertRecent(policy.postedRecently(), readPostedFrom, "a READ was posted");
+            assertFalse(policy.postedBulkRecently(), "a READ request carries no payload");
             pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(2).opcode(io.verbs4j.Opcode.RDMA_WRITE)
                 .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, 64).remote(remote.address(), remote.rkey()));
-            assertFalse(poller.postedBulkRecently(), "a small WRITE is not bulk");
+            assertFalse(policy.postedBulkRecently(), "a small WRITE is not bulk");
             final long bulkPostedFrom = System.nanoTime();
             pair.client.postSend(new io.verbs4j.SendRequest(1).wrId(3).opcode(io.verbs4j.Opcode.RDMA_WRITE)
                 .flags(io.verbs4j.SendRequest.SIGNALED).sge(local, 0, length).remote(remote.address(), remote.rkey()));
-            assertRecent(poller.postedBulkRecently(), bulkPostedFrom, "a 64 KiB WRITE is");
+            assertRecent(policy.postedBulkRecently(), bulkPostedFrom, "a 64 KiB WRITE is");
             assertEquals(3, TcpPair.await(pair.clientCq, 3).size());
         }
     }
 
     /**
-     * "Recently" means within {@link TcpSocketPoller#POSTED_RECENTLY_NS} (2 ms) of now: a first post on a cold JVM
+     * "Recently" means within {@link TcpReadPolicy#POSTED_RECENTLY_NS} (2 ms) of now: a first post on a cold JVM
      * (its 64 KiB written in the interpreter) or a paused machine can take that long by itself, and then the sign has
      * rightly expired by the time it is read. Only a sign read within the window must be set.
      */
     private static void assertRecent(final boolean sign, final long postedFromNs, final String what)
     {
-        assertTrue(sign || System.nanoTime() - postedFromNs > TcpSocketPoller.POSTED_RECENTLY_NS, what);
+        assertTrue(sign || System.nanoTime() - postedFromNs > TcpReadPolicy.POSTED_RECENTLY_NS, what);
     }
 
     /** Streams {@link #MESSAGES} WRITEs of 1 MiB, checks every byte; returns the target's spins. */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Who reads a one-way bulk stream ({@link TcpSocketPoller#readAsksForMore()}): the receiver of a SEND stream polls
+ * Who reads a one-way bulk stream ({@link TcpReadPolicy#readAsksForMore()}): the receiver of a SEND stream polls
  * its completion queue all the time, yet with nothing of its own in flight its bulk reads and the ACKs it writes are
  * no sign of input to come, so its polls leave the stream to its I/O thread. Small frames, posts, and bulk frames
  * while this side awaits answers remain signs. Every byte of a polled stream arrives, in order.
@@ -121,7 +121,7 @@ class TcpStreamReaderTest
             pair.server.postRecv(new RecvRequest(1).wrId(4).sge(dst, 0, LENGTH));
             pair.client.postSend(new SendRequest(1).wrId(4).flags(SendRequest.SIGNALED).sge(src, 0, LENGTH));
             assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.serverCq, 1).status(0)));
-            if (System.nanoTime() - posted < TcpSocketPoller.POSTED_RECENTLY_NS)
+            if (System.nanoTime() - posted < TcpReadPolicy.POSTED_RECENTLY_NS)
             {
                 assertTrue(receiver.inputExpectedNs() - posted > 0, "a bulk frame soon after a post is a sign");
             }
