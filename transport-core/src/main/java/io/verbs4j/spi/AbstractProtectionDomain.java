@@ -166,7 +166,7 @@ public abstract class AbstractProtectionDomain implements ProtectionDomain
         onDeregistered(region);
     }
 
-    final void removeQueuePair(final AbstractQueuePair qp)
+    final void removeQueuePair(final QueuePairStateMachine qp)
     {
         queuePairs.remove(qp);
     }

@@ -3,21 +3,13 @@
 
 package io.verbs4j.spi;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.function.ToIntBiFunction;
 
-import io.verbs4j.Capabilities;
-import io.verbs4j.ConnectionException;
-import io.verbs4j.Opcode;
 import io.verbs4j.PostList;
-import io.verbs4j.ProtectionDomain;
 import io.verbs4j.QpState;
-import io.verbs4j.QueuePair;
 import io.verbs4j.QueuePairConfig;
 import io.verbs4j.RecvRequest;
-import io.verbs4j.RemoteMemory;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 
@@ -27,6 +19,11 @@ import io.verbs4j.WcStatus;
  * {@link #transmit(long)} carries a validated send out ({@link #transmitBatch} a list of them published together by
  * {@link #postSend(PostList)}), and the provider reports results through
  * {@link #completeSend}, {@link #takeRecv()}/{@link #completeRecv} and {@link #fail(int)}.
+ * <p>
+ * This class is the post path: the checks at post ({@link PostChecks}, skipped for a send request posted again
+ * unchanged, {@link LastCheckedSend}), the optional posting lock, publishing and the hand-off to the provider. The
+ * state machine, the completions and the life cycle are its package-private superclass,
+ * {@link QueuePairStateMachine}.
  * <p>
  * A provider may also {@link #installDirectExecutor install a direct executor}: while the send queue is idle, a
  * request it accepts is carried out inside {@link #postSend} and never becomes a work-queue record
@@ -42,9 +39,8 @@ import io.verbs4j.WcStatus;
  * requests are refused ({@code EINVAL} in verbs); a bad lkey, an SGE out of its region or a missing LOCAL_WRITE is a
  * {@link WcStatus#LOC_PROT_ERR} completion that moves the queue pair to ERROR.
  */
-public abstract class AbstractQueuePair implements QueuePair
+public abstract class AbstractQueuePair extends QueuePairStateMachine
 {
-    private static final VarHandle STATE;
     // The post bodies, as non-capturing constants for locked(): no allocation per post.
     private static final ToIntBiFunction<AbstractQueuePair, SendRequest> SEND_ONE = AbstractQueuePair::postSendAlone;
     private static final ToIntBiFunction<AbstractQueuePair, PostList<SendRequest>> SEND_LIST =
@@ -53,26 +49,6 @@ public abstract class AbstractQueuePair implements QueuePair
     private static final ToIntBiFunction<AbstractQueuePair, PostList<RecvRequest>> RECV_LIST =
         AbstractQueuePair::postRecvListAlone;
 
-    static
-    {
-        try
-        {
-            STATE = MethodHandles.lookup().findVarHandle(AbstractQueuePair.class, "state", QpState.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
-
-    private final AbstractProtectionDomain pd;
-    private final QueuePairConfig config;
-    private final Capabilities capabilities;
-    private final int qpNumber;
-    private final BaseCompletionQueue sendCq;
-    private final BaseCompletionQueue recvCq;
-    private final WorkQueue sendQueue;
-    private final WorkQueue recvQueue;
     private final AbstractMemoryRegion[] scratchRegions;
     private final LastCheckedSend lastChecked;
     private final long[] scratchOffsets;
@@ -81,8 +57,6 @@ public abstract class AbstractQueuePair implements QueuePair
     /** Null unless posting is thread-safe ({@link QueuePairConfig#threadSafePosting(boolean)}). */
     private final PostLock sendPostLock;
     private final PostLock recvPostLock;
-    private volatile QpState state = QpState.RESET;
-    private volatile boolean closed;
 
     /**
      * @param pd       owning domain.
@@ -91,80 +65,13 @@ public abstract class AbstractQueuePair implements QueuePair
      */
     protected AbstractQueuePair(final AbstractProtectionDomain pd, final QueuePairConfig config, final int qpNumber)
     {
-        this.pd = pd;
-        this.config = config;
-        this.capabilities = pd.device().capabilities();
-        this.qpNumber = qpNumber;
-        this.sendCq = (BaseCompletionQueue)config.sendCq();
-        this.recvCq = (BaseCompletionQueue)config.recvCq();
-        this.sendQueue = new WorkQueue(true, config.sendDepth(), config.maxSendSge(), config.maxInlineLength());
-        this.recvQueue = new WorkQueue(false, config.recvDepth(), config.maxRecvSge(), 0);
+        super(pd, config, qpNumber);
         scratchRegions = new AbstractMemoryRegion[config.maxSendSge()];
         scratchOffsets = new long[config.maxSendSge()];
         lastChecked = new LastCheckedSend(config.maxSendSge());
-        checks = new PostChecks(config, capabilities, pd.keys());
+        checks = new PostChecks(config, pd.device().capabilities(), pd.keys());
         sendPostLock = config.threadSafePosting() ? new PostLock() : null;
         recvPostLock = config.threadSafePosting() ? new PostLock() : null;
-    }
-
-    /** {@inheritDoc} */
-    public final int qpNumber()
-    {
-        return qpNumber;
-    }
-
-    /** {@inheritDoc} */
-    public final QpState state()
-    {
-        return state;
-    }
-
-    /** {@inheritDoc} */
-    public final QueuePairConfig config()
-    {
-        return config;
-    }
-
-    /** {@inheritDoc} */
-    public final ProtectionDomain protectionDomain()
-    {
-        return pd;
-    }
-
-    /** @return the domain, with its key table. */
-    public final AbstractProtectionDomain domain()
-    {
-        return pd;
-    }
-
-    /** @return the send queue. */
-    public final WorkQueue sendQueue()
-    {
-        return sendQueue;
-    }
-
-    /** @return the receive queue. */
-    public final WorkQueue recvQueue()
-    {
-        return recvQueue;
-    }
-
-    /** {@inheritDoc} */
-    public final int sendQueueFree()
-    {
-        return sendQueue.free();
-    }
-
-    /** {@inheritDoc} */
-    public final int recvQueueFree()
-    {
-        return recvQueue.free();
-    }
-
-    /** @return true once closed. */
-    public final boolean isClosed()
-    {
-        return closed;
     }
 
     /** {@inheritDoc} */
@@ -360,9 +267,9 @@ public abstract class AbstractQueuePair implements QueuePair
         Objects.requireNonNull(executor, "executor");
         if (null != directSend)
         {
-            throw new IllegalStateException("queue pair " + qpNumber + " already has a direct executor");
+            throw new IllegalStateException("queue pair " + qpNumber() + " already has a direct executor");
         }
-        directSend = new DirectSend(sendQueue, sendCq, qpNumber, executor);
+        directSend = new DirectSend(sendQueue, sendCq, qpNumber(), executor);
     }
 
     /** {@inheritDoc} */
@@ -472,16 +379,6 @@ public abstract class AbstractQueuePair implements QueuePair
             checks.recvRegions(), checks.recvOffsets(), checks.recvLengths());
     }
 
-    private void failRecvAtPost(final long pos, final int localStatus)
-    {
-        recvQueue.publish(pos);
-        if (recvQueue.complete(pos, localStatus, Opcode.RECV, 0, 0, 0))
-        {
-            enterError();
-        }
-        recvQueue.drain(recvCq, qpNumber);
-    }
-
     private void publishRecvs(final long first, final long last)
     {
         recvQueue.publish(first, last);
@@ -491,257 +388,6 @@ public abstract class AbstractQueuePair implements QueuePair
             return;
         }
         onRecvPosted();
-    }
-
-    /** {@inheritDoc} */
-    public final void modify(final QpState target)
-    {
-        Objects.requireNonNull(target, "target");
-        if (closed)
-        {
-            throw new IllegalStateException("queue pair " + qpNumber + " is closed; create a new one");
-        }
-        final QpState current = state;
-        if (target == current && QpState.ERROR != target)
-        {
-            return;
-        }
-        switch (target)
-        {
-            case INIT:
-                if (QpState.RESET == current && STATE.compareAndSet(this, QpState.RESET, QpState.INIT))
-                {
-                    return;
-                }
-                break;
-            case ERROR:
-                enterError();
-                return;
-            case RESET:
-                if (QpState.ERROR == current)
-                {
-                    if (!sendQueue.isDrained() || !recvQueue.isDrained())
-                    {
-                        throw new IllegalStateException("queue pair " + qpNumber + " still has flushed work requests " +
-                            "not handed to its completion queue; poll the CQ, then reset");
-                    }
-                    sendQueue.clearError();
-                    recvQueue.clearError();
-                    onReset();
-                    state = QpState.RESET;
-                    return;
-                }
-                break;
-            default:
-                throw new IllegalStateException("move a queue pair to " + target + " by connecting it through the " +
-                    "ConnectionManager (connect or accept), not by modify()");
-        }
-        throw new IllegalStateException("queue pair " + qpNumber + " cannot go from " + current + " to " + target +
-            "; allowed by hand: RESET->INIT, any->ERROR, ERROR->RESET");
-    }
-
-    /** {@inheritDoc} */
-    public final void close()
-    {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        enterError();
-        onClose();
-        sendCq.detach(config.sendDepth());
-        recvCq.detach(config.recvDepth());
-        sendCq.untrack(this);
-        recvCq.untrack(this);
-        pd.removeQueuePair(this);
-    }
-
-    /** {@inheritDoc} */
-    public final RemoteMemory mapRemote(final long remoteAddress, final int rkey, final long length, final int access)
-    {
-        if (!capabilities.has(Capabilities.DIRECT_PEER_ACCESS))
-        {
-            throw noDirectPeerAccess();
-        }
-        MappedRemoteMemory.checkArguments(length, access);
-        final QpState current = state;
-        if (closed || QpState.RTS != current)
-        {
-            throw new IllegalStateException("queue pair " + qpNumber + " is " + (closed ? "closed" : current) +
-                ": mapRemote needs a connected queue pair (RTS)");
-        }
-        return mapPeerRegion(remoteAddress, rkey, length, access);
-    }
-
-    /**
-     * The provider's part of {@link #mapRemote}, called with validated arguments on a queue pair in RTS, only when
-     * the device advertises {@link Capabilities#DIRECT_PEER_ACCESS} (a provider that does overrides it).
-     *
-     * @param remoteAddress peer-side address.
-     * @param rkey          peer rkey.
-     * @param length        bytes, 1 to {@link Integer#MAX_VALUE}.
-     * @param access        REMOTE_* bits.
-     * @return the view.
-     */
-    protected RemoteMemory mapPeerRegion(final long remoteAddress, final int rkey, final long length,
-        final int access)
-    {
-        throw noDirectPeerAccess();
-    }
-
-    private UnsupportedOperationException noDirectPeerAccess()
-    {
-        return new UnsupportedOperationException("the " + pd.device().name() + " device cannot map a peer's " +
-            "memory (Capabilities.DIRECT_PEER_ACCESS is not advertised): use RDMA_WRITE, RDMA_READ and atomics");
-    }
-
-    /**
-     * For connection managers: moves a RESET or INIT queue pair to RTR and then RTS once the provider has bound it
-     * to its peer.
-     *
-     * @throws ConnectionException if the queue pair is closed, in ERROR or already connected.
-     */
-    protected final void moveToRts()
-    {
-        if (closed)
-        {
-            throw new ConnectionException("queue pair " + qpNumber + " is closed");
-        }
-        final QpState current = state;
-        if (QpState.RESET != current && QpState.INIT != current)
-        {
-            throw new ConnectionException("queue pair " + qpNumber + " is " + current +
-                "; only a RESET or INIT queue pair can be connected (reset it first after an error)");
-        }
-        if (!STATE.compareAndSet(this, current, QpState.RTR))
-        {
-            throw new ConnectionException("queue pair " + qpNumber + " changed state while connecting");
-        }
-        if (!STATE.compareAndSet(this, QpState.RTR, QpState.RTS))
-        {
-            throw new ConnectionException("queue pair " + qpNumber + " failed while connecting: " + state);
-        }
-    }
-
-    /**
-     * For connection managers: checks a queue pair can be connected, before any handshake.
-     *
-     * @throws ConnectionException if not.
-     */
-    protected final void checkConnectable()
-    {
-        final QpState current = state;
-        if (closed || (QpState.RESET != current && QpState.INIT != current))
-        {
-            throw new ConnectionException("queue pair " + qpNumber + " is " + (closed ? "closed" : current) +
-                "; only a RESET or INIT queue pair can be connected");
-        }
-    }
-
-    /**
-     * Reports the result of a send work request. Any status but SUCCESS and WR_FLUSH_ERR moves the queue pair to
-     * ERROR. Any thread; once per position (later calls are ignored).
-     *
-     * @param pos        send-queue position.
-     * @param status     a {@link WcStatus}.
-     * @param byteLength bytes transferred.
-     */
-    public final void completeSend(final long pos, final int status, final int byteLength)
-    {
-        if (WcStatus.SUCCESS == status &&
-            sendQueue.completeInOrder(pos, sendQueue.opcode(pos), byteLength, 0, 0, sendCq, qpNumber))
-        {
-            return;
-        }
-        if (sendQueue.complete(pos, status, sendQueue.opcode(pos), byteLength, 0, 0) &&
-            WcStatus.SUCCESS != status && WcStatus.WR_FLUSH_ERR != status)
-        {
-            enterError();
-        }
-        sendQueue.drain(sendCq, qpNumber);
-    }
-
-    /**
-     * For the provider's single receiving thread: the next posted receive, in order.
-     *
-     * @return its position, or -1 when none is posted (receiver not ready).
-     */
-    public final long takeRecv()
-    {
-        return recvQueue.take();
-    }
-
-    /**
-     * Reports the result of a receive taken with {@link #takeRecv()}. A status other than SUCCESS moves the queue pair
-     * to ERROR.
-     *
-     * @param pos        receive-queue position.
-     * @param status     a {@link WcStatus}.
-     * @param opcode     {@link Opcode#RECV} or {@link Opcode#RECV_RDMA_WITH_IMM}.
-     * @param byteLength bytes received.
-     * @param immediate  immediate data.
-     * @param cqFlags    {@link io.verbs4j.CompletionHandler#WITH_IMM} or 0.
-     */
-    public final void completeRecv(
-        final long pos,
-        final int status,
-        final int opcode,
-        final int byteLength,
-        final int immediate,
-        final int cqFlags)
-    {
-        if (WcStatus.SUCCESS == status &&
-            recvQueue.completeInOrder(pos, opcode, byteLength, immediate, cqFlags, recvCq, qpNumber))
-        {
-            return;
-        }
-        if (recvQueue.complete(pos, status, opcode, byteLength, immediate, cqFlags) && WcStatus.SUCCESS != status)
-        {
-            enterError();
-        }
-        recvQueue.drain(recvCq, qpNumber);
-    }
-
-    /**
-     * Fails the connection: the oldest outstanding send (if any) completes with {@code status}, then everything else
-     * flushes. For a dead peer use {@link WcStatus#RETRY_EXC_ERR}.
-     *
-     * @param status the status for the oldest outstanding send.
-     */
-    public final void fail(final int status)
-    {
-        sendQueue.completeOldestPending(status);
-        enterError();
-    }
-
-    /**
-     * Moves to ERROR (once: the provider hook runs on the first transition), flushes and drains both queues.
-     */
-    public final void enterError()
-    {
-        while (true)
-        {
-            final QpState current = state;
-            if (QpState.ERROR == current)
-            {
-                break;
-            }
-            if (STATE.compareAndSet(this, current, QpState.ERROR))
-            {
-                onEnterError(current);
-                break;
-            }
-        }
-        flushAndDrain();
-    }
-
-    private void flushAndDrain()
-    {
-        sendQueue.flushPending();
-        recvQueue.flushPending();
-        sendQueue.drain(sendCq, qpNumber);
-        recvQueue.drain(recvCq, qpNumber);
     }
 
     /**
@@ -774,17 +420,4 @@ public abstract class AbstractQueuePair implements QueuePair
     protected void onRecvPosted()
     {
     }
-
-    /**
-     * Called once when the queue pair enters ERROR: tell the peer, stop I/O. Must not block.
-     *
-     * @param previous the state it left.
-     */
-    protected abstract void onEnterError(QpState previous);
-
-    /** Called on ERROR to RESET: forget the peer so the queue pair can be connected again. */
-    protected abstract void onReset();
-
-    /** Called once on close, after the transition to ERROR: release provider resources. */
-    protected abstract void onClose();
 }

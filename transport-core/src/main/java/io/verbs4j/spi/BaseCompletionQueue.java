@@ -158,7 +158,7 @@ public class BaseCompletionQueue implements CompletionQueue
      *
      * @param qp the queue pair.
      */
-    void untrack(final AbstractQueuePair qp)
+    void untrack(final QueuePairStateMachine qp)
     {
         queuePairs.remove(qp);
     }
