@@ -5,8 +5,6 @@ package io.verbs4j.tcp;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.ChannelHandlerContext;
 
@@ -96,22 +94,20 @@ final class TcpReadPolicy
     private final TcpRequester requester;
     private final Runnable backstopRead;
     private final Runnable releaseHeldAck;
-    private final Runnable backstopTask = this::onBackstopTick;
     private final Runnable takeReadsTask = this::takeReadsFromEpoll;
-    private final Runnable ownershipTask = this::onOwnershipTick;
     private ChannelHandlerContext ctx;
     private boolean pollDriven;
     private boolean polled;
     private boolean readsShared;
     private boolean mayOwnReads;
-    /** Event loop: polling mode's repeating backstop tick; null once stopped. */
-    private ScheduledFuture<?> backstop;
-    private long backstopPeriodNs;
+    /** Event loop: polling mode's backstop; running from the start of polling mode until stopped. */
+    private final TcpRepeatingTick backstop = new TcpRepeatingTick(this::onBackstopTick);
     private final TcpTickPeriod tickPeriod;
     private long backstopsSkipped;
-    /** Event loop: the repeating tick that hands the socket back to epoll once pollers stop; null while epoll reads. */
-    private ScheduledFuture<?> ownership;
-    private long ownershipPeriodNs;
+    /** Event loop: the tick that hands the socket back to epoll once pollers stop; not running while epoll reads. */
+    private final TcpRepeatingTick ownership = new TcpRepeatingTick(this::onOwnershipTick);
+    /** Event loop: ticks run (tests: a tick that keeps its period makes no new task). */
+    private long ticksRun;
     /** The current period of the ownership tick or the backstop, as other threads see it (tests, diagnostics). */
     private volatile long tickPeriodNs;
     /** Pollers own the reads (or asked to): the I/O thread's epoll read interest is off, or about to be. */
@@ -328,36 +324,8 @@ final class TcpReadPolicy
 
     private void scheduleBackstop(final long periodNs)
     {
-        backstop = keepTicking(backstop, backstopPeriodNs, backstopTask, periodNs);
-        backstopPeriodNs = periodNs;
-    }
-
-    /**
-     * Event loop: keeps {@code task} ticking every {@code periodNs}, counted from the end of the previous tick. A
-     * Netty task scheduled once is a new object each time, and a tick rescheduled by each tick allocated one per
-     * tick (time-based allocation that showed per operation in {@code TcpAllocationTest} as 8-25 B/op); a repeating
-     * task is re-queued as it is, so a new one is made only when the period changes.
-     *
-     * @param current         the tick running now (this may be its own run), or null.
-     * @param currentPeriodNs its period.
-     * @param task            what the tick runs.
-     * @param periodNs        the period wanted from now on.
-     * @return the tick that runs at {@code periodNs}.
-     */
-    private ScheduledFuture<?> keepTicking(
-        final ScheduledFuture<?> current, final long currentPeriodNs, final Runnable task, final long periodNs)
-    {
         tickPeriodNs = periodNs;
-        if (null != current)
-        {
-            if (currentPeriodNs == periodNs)
-            {
-                return current;
-            }
-            // Cancelled during its own run, a repeating task is not queued again.
-            current.cancel(false);
-        }
-        return ctx.executor().scheduleWithFixedDelay(task, periodNs, periodNs, TimeUnit.NANOSECONDS);
+        backstop.keep(ctx.executor(), periodNs);
     }
 
     /**
@@ -466,6 +434,7 @@ final class TcpReadPolicy
      */
     private void onBackstopTick()
     {
+        ticksRun++;
         if (!polled)
         {
             return;
@@ -487,7 +456,7 @@ final class TcpReadPolicy
      */
     private void takeReadsFromEpoll()
     {
-        if (null != ownership || !pollersOwnReads || link.isClosed())
+        if (ownership.isRunning() || !pollersOwnReads || link.isClosed())
         {
             return;
         }
@@ -499,8 +468,8 @@ final class TcpReadPolicy
     /** Event loop: the next ownership tick, {@code periodNs} from now. */
     private void scheduleOwnershipTick(final long periodNs)
     {
-        ownership = keepTicking(ownership, ownershipPeriodNs, ownershipTask, periodNs);
-        ownershipPeriodNs = periodNs;
+        tickPeriodNs = periodNs;
+        ownership.keep(ctx.executor(), periodNs);
     }
 
     /**
@@ -511,6 +480,7 @@ final class TcpReadPolicy
      */
     private void onOwnershipTick()
     {
+        ticksRun++;
         ownershipTicks++;
         releaseHeldAck.run();
         if (polledSinceTick && !link.isClosed())
@@ -524,11 +494,7 @@ final class TcpReadPolicy
 
     private void giveReadsBackToEpoll()
     {
-        if (null != ownership)
-        {
-            ownership.cancel(false);
-            ownership = null;
-        }
+        ownership.cancel();
         pollersOwnReads = false;
         if (!link.isClosed())
         {
@@ -547,6 +513,18 @@ final class TcpReadPolicy
     long tickPeriodNs()
     {
         return tickPeriodNs;
+    }
+
+    /** @return backstop and ownership ticks run so far (event loop writes; tests, diagnostics). */
+    long ticksRun()
+    {
+        return ticksRun;
+    }
+
+    /** @return tick tasks scheduled so far: one per start and per change of period (tests, diagnostics). */
+    long ticksMade()
+    {
+        return backstop.made() + ownership.made();
     }
 
     /** @return how often polling mode's backstop found a poller had been there and let it be (tests, diagnostics). */
@@ -574,16 +552,8 @@ final class TcpReadPolicy
      */
     boolean stop()
     {
-        if (null != backstop)
-        {
-            backstop.cancel(false);
-            backstop = null;
-        }
-        if (null != ownership)
-        {
-            ownership.cancel(false);
-            ownership = null;
-        }
+        backstop.cancel();
+        ownership.cancel();
         if (polled)
         {
             polled = false;

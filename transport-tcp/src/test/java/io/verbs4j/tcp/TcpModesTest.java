@@ -4,6 +4,7 @@
 package io.verbs4j.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
 
@@ -109,6 +110,20 @@ class TcpModesTest
                 assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
             }
             assertEquals(longest, policy.tickPeriodNs(), "the backstop backs off to its bound, no further");
+            // At its bound the backstop re-runs one repeating task: ticks make no new task, so no allocation per tick.
+            final long ranBefore = policy.ticksRun();
+            final long madeBefore = policy.ticksMade();
+            while (policy.ticksRun() < ranBefore + 20 && System.nanoTime() < deadline)
+            {
+                local.putLong(0, ++i);
+                pair.client.postSend(new SendRequest(1).wrId(i).opcode(Opcode.RDMA_WRITE)
+                    .flags(SendRequest.SIGNALED).sge(local, 0, 8).remote(remote.address(), remote.rkey()));
+                assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(TcpPair.await(pair.clientCq, 1).status(0)));
+            }
+            final long ran = policy.ticksRun() - ranBefore;
+            final long made = policy.ticksMade() - madeBefore;
+            assertTrue(ran >= 20 && made <= ran / 2, made + " tick tasks made for " + ran + " ticks (a tick that " +
+                "finds nobody polled resets the period: four tasks; a rescheduling tick would make one per tick)");
             assertEquals(i, remote.getLong(0));
 
             // The client stops polling: the server's WRITE into it completes through the client's backstop alone, and
