@@ -134,6 +134,26 @@ public abstract class AbstractMemoryRegion implements MemoryRegion
         return open;
     }
 
+    /**
+     * Whether a resolution remembered across posts still holds: regions are closed, never changed in place (access
+     * and bounds are final), so only openness can end it.
+     *
+     * @param regions the resolved regions of a request's SGEs.
+     * @param count   how many SGEs.
+     * @return true if every one of them is still open.
+     */
+    static boolean allOpen(final AbstractMemoryRegion[] regions, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (!regions[i].isOpen())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** {@inheritDoc} */
     public final long contiguousLength(final long offset)
     {

@@ -48,13 +48,10 @@ final class LastCheckedSend
         {
             return false;
         }
-        for (int i = 0; i < count; i++)
+        if (!AbstractMemoryRegion.allOpen(regions, count))
         {
-            if (!regions[i].isOpen())
-            {
-                forget();
-                return false;
-            }
+            forget();
+            return false;
         }
         return true;
     }

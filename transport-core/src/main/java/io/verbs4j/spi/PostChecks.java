@@ -150,7 +150,8 @@ final class PostChecks
     int resolveRecvSges(final RecvRequest request)
     {
         final int count = request.sgeCount();
-        if (request == resolvedRecv && request.shapeVersion() == resolvedRecvVersion && regionsOpen(count))
+        if (request == resolvedRecv && request.shapeVersion() == resolvedRecvVersion &&
+            AbstractMemoryRegion.allOpen(recvRegions, count))
         {
             return WcStatus.SUCCESS;
         }
@@ -185,24 +186,10 @@ final class PostChecks
         }
         if (WcStatus.SUCCESS == localStatus)
         {
-            // Regions are closed, never re-registered in place (access and bounds are final): only openness can
-            // change while the request's SGEs do not.
             resolvedRecv = request;
             resolvedRecvVersion = request.shapeVersion();
         }
         return localStatus;
-    }
-
-    private boolean regionsOpen(final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            if (!recvRegions[i].isOpen())
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** @return the regions of the last {@link #resolveRecvSges} (null for an SGE that failed). */
