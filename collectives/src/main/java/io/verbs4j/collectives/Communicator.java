@@ -3,31 +3,18 @@
 
 package io.verbs4j.collectives;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 import io.verbs4j.Access;
-import io.verbs4j.Device;
 import io.verbs4j.MemoryRegion;
-import io.verbs4j.ProtectionDomain;
-import io.verbs4j.Verbs;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.engine.CollectiveEngine;
 import io.verbs4j.collectives.engine.OpRequest;
-import io.verbs4j.collectives.observe.CreationReport;
-import io.verbs4j.collectives.observe.OpObserver;
-import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.rendezvous.EnvRendezvous;
 import io.verbs4j.collectives.rendezvous.FileStore;
-import io.verbs4j.collectives.rendezvous.PrefixStore;
-import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import io.verbs4j.collectives.types.DataType;
 import io.verbs4j.collectives.types.ReduceOp;
-import io.verbs4j.spi.TransportProvider;
-import io.verbs4j.stat.StatRegistry;
 
 /**
  * A group of {@link #size()} ranks that run collectives together, over a full mesh of RC queue pairs (shm to ranks
@@ -65,38 +52,26 @@ public final class Communicator implements AutoCloseable
     private final CommunicatorContext context;
     private final int rank;
     private final int size;
-    private final Links links;
     private final String[] transports;
-    private final ProtectionDomain primaryPd;
     private final CollectiveEngine engine;
     private final AsyncRunner runner;
     private final AsyncCollectives async;
+    private final CommunicatorResources resources;
     private final CollectiveOp scratch = new CollectiveOp();
-    private final List<Device> extraDevices = new ArrayList<>();
-    private ProtectionDomain soloPd;
-    /** The store {@link #fromEnvironment} opened for this communicator, closed with it; else null. */
-    private RendezvousStore ownedStore;
     private int splits;
     private int shrinks;
-    private final StatRegistry.Registration stat;
 
-    Communicator(final CommunicatorContext context, final Links links, final String[] transports,
-        final ProtectionDomain primaryPd)
+    /** Built by {@link CommunicatorAssembly}, which wires the parts. */
+    Communicator(final CommunicatorContext context, final String[] transports, final CollectiveEngine engine,
+        final AsyncRunner runner, final CommunicatorResources resources)
     {
         this.context = context;
         this.rank = context.rank();
         this.size = context.size();
-        this.links = links;
         this.transports = transports;
-        this.primaryPd = primaryPd;
-        this.engine = new CollectiveEngine(links, context.chunkBytes(), CommunicatorAssembly.newIdle(context),
-            context.opTimeoutNs(), primaryPd, CommunicatorAssembly.defaultModel(transports), context.algorithm());
-        final OpObserver observer = new OpObserver(context.name(), links.rank(), links.size(), context.history());
-        this.engine.observer(observer);
-        this.stat = StatRegistry.register("communicator '" + context.name() + "' rank " + links.rank() + " of " +
-            links.size(), observer::sample);
-        this.engine.stallWarning(context.stallWarningNs());
-        this.runner = new AsyncRunner(engine, context, CommunicatorAssembly.newIdle(context));
+        this.engine = engine;
+        this.runner = runner;
+        this.resources = resources;
         this.async = new AsyncCollectives(runner);
     }
 
@@ -110,22 +85,7 @@ public final class Communicator implements AutoCloseable
      */
     public static Communicator create(final CommunicatorContext context)
     {
-        final long start = System.nanoTime();
-        Objects.requireNonNull(context, "context");
-        context.conclude();
-        final Communicator communicator = CommunicatorAssembly.connect(context, context.newExchange());
-        communicator.report(start);
-        return communicator;
-    }
-
-    private void report(final long startTicks)
-    {
-        final CostModel model = engine.selector().model();
-        CreationReport.created(startTicks, context.debugInfo(), name(), rank(), size(), context.hostAddress(),
-            transports, engine.flagLinkMaxBytes(), engine.flagLinkPeers(), null == model ? "none" : model.describe(),
-            bytes -> engine.allReduceAlgorithm(Algorithm.AUTO, bytes).name());
-        CreationReport.warnIfOversubscribedBusyPoll(rank, CommunicatorAssembly.busyPolls(context),
-            engine.flagLinkPeers() + 1, Runtime.getRuntime().availableProcessors());
+        return CommunicatorCreation.create(context);
     }
 
     /**
@@ -174,29 +134,7 @@ public final class Communicator implements AutoCloseable
      */
     public static Communicator fromEnvironment(final Map<String, String> env, final CommunicatorContext context)
     {
-        Objects.requireNonNull(env, "env");
-        Objects.requireNonNull(context, "context");
-        final EnvironmentInit.Plan plan = EnvironmentInit.plan(env);
-        EnvironmentInit.apply(plan, context);
-        final RendezvousStore store = plan.open();
-        try
-        {
-            final Communicator communicator = create(context.store(store));
-            communicator.ownedStore = store;
-            return communicator;
-        }
-        catch (final RuntimeException ex)
-        {
-            try
-            {
-                store.close();
-            }
-            catch (final RuntimeException suppressed)
-            {
-                ex.addSuppressed(suppressed);
-            }
-            throw ex;
-        }
+        return CommunicatorCreation.fromEnvironment(env, context);
     }
 
     /** @return this rank. */
@@ -267,38 +205,9 @@ public final class Communicator implements AutoCloseable
     public MemoryRegion allocate(final long bytes)
     {
         runner.ensureOpen();
-        final MemoryRegion region = pd().allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        final MemoryRegion region = resources.pd().allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_READ);
         engine.share(region);
         return region;
-    }
-
-    private synchronized ProtectionDomain pd()
-    {
-        if (null != primaryPd)
-        {
-            return primaryPd;
-        }
-        if (extraDevices.isEmpty())
-        {
-            String name = context.transport();
-            if (name.isEmpty())
-            {
-                for (final TransportProvider provider : Verbs.providers())
-                {
-                    if (null == provider.unavailableReason())
-                    {
-                        name = provider.name();
-                        break;
-                    }
-                }
-            }
-            extraDevices.add(Verbs.open(name));
-        }
-        if (null == soloPd)
-        {
-            soloPd = extraDevices.get(0).allocateProtectionDomain();
-        }
-        return soloPd;
     }
 
     // ---------------------------------------------------------------- blocking operations
@@ -554,46 +463,7 @@ public final class Communicator implements AutoCloseable
      */
     public Communicator split(final int colour, final int key)
     {
-        final long[] mine = {colour, key};
-        final long[] all = new long[2 * size];
-        allGather(CommBuffer.of(mine), CommBuffer.of(all), 2, DataType.INT64);
-        final List<Integer> members = new ArrayList<>();
-        if (colour >= 0)
-        {
-            for (int q = 0; q < size; q++)
-            {
-                if (all[2 * q] == colour)
-                {
-                    members.add(q);
-                }
-            }
-            members.sort((a, b) -> all[2 * a + 1] != all[2 * b + 1] ? Long.compare(all[2 * a + 1], all[2 * b + 1]) :
-                Integer.compare(a, b));
-        }
-        final int[] group = members.stream().mapToInt(Integer::intValue).toArray();
-        final ParentExchange exchange = new ParentExchange(this, group);
-        final String name = context.name() + "/split" + (splits++) + "/" + colour;
-        if (group.length < 2)
-        {
-            // not in a group that bootstraps: still take part in the two exchanges the others run over us
-            exchange.allGather(0, 1, new byte[0], Duration.ofNanos(context.bootstrapTimeoutNs()));
-            exchange.allGather(0, 1, new byte[0], Duration.ofNanos(context.bootstrapTimeoutNs()));
-            if (colour < 0)
-            {
-                return null;
-            }
-        }
-        int newRank = 0;
-        while (group[newRank] != rank)
-        {
-            newRank++;
-        }
-        final CommunicatorContext sub = context.derive(newRank, group.length, exchange, name);
-        final long start = System.nanoTime();
-        sub.conclude();
-        final Communicator communicator = CommunicatorAssembly.connect(sub, exchange);
-        communicator.report(start);
-        return communicator;
+        return CommunicatorCreation.split(this, colour, key);
     }
 
     /**
@@ -613,35 +483,7 @@ public final class Communicator implements AutoCloseable
      */
     public Communicator shrink()
     {
-        final RendezvousStore store = context.store();
-        if (null == store)
-        {
-            throw new IllegalStateException("shrink needs a communicator created from a rendezvous store (this one " +
-                "was bootstrapped through an address exchange); create a new communicator instead");
-        }
-        final boolean[] knownFailed = new boolean[size];
-        final CollectiveException failure = engine.failure();
-        if (null != failure && failure.peer() >= 0 && failure.peer() != rank)
-        {
-            knownFailed[failure.peer()] = true;
-        }
-        final String name = context.name() + "/shrink" + (shrinks++);
-        final int[] members = ShrinkAgreement.agree(new PrefixStore("verbs4j-shrink/" + name, store), rank, size,
-            knownFailed, 2 * context.peerTimeoutNs(), Duration.ofNanos(context.bootstrapTimeoutNs()));
-        int newRank = 0;
-        while (members[newRank] != rank)
-        {
-            newRank++;
-        }
-        final CommunicatorContext survivors = context.deriveOnStore(newRank, members.length, name);
-        // The survivors are some of the same ranks over the same links, so the cost model they all agreed on at
-        // creation still holds (a subset's slowest link is no slower): it is kept, not measured again, because
-        // calibrating is most of the time a shrink takes, and the job is waiting.
-        survivors.calibrate(false);
-        survivors.conclude();
-        final Communicator shrunk = create(survivors);
-        shrunk.engine.useModel(engine.selector().model());
-        return shrunk;
+        return CommunicatorCreation.shrink(this);
     }
 
     /** @return true once a call failed (then every later call throws). */
@@ -681,8 +523,8 @@ public final class Communicator implements AutoCloseable
             return;
         }
         runner.abort();
-        links.breakAll(null == engine.failure() ? rank : engine.failure().peer());
-        closeResources();
+        resources.breakLinks(null == engine.failure() ? rank : engine.failure().peer());
+        resources.close();
     }
 
     /**
@@ -692,10 +534,10 @@ public final class Communicator implements AutoCloseable
      */
     public void close()
     {
-        stat.close();
+        resources.closeStat();
         if (runner.isClosed())
         {
-            closeOwnedStore();
+            resources.closeOwnedStore();
             return;
         }
         try
@@ -712,51 +554,47 @@ public final class Communicator implements AutoCloseable
         runner.close();
         try
         {
-            closeResources();
+            resources.close();
         }
         finally
         {
-            closeOwnedStore();
+            resources.closeOwnedStore();
         }
     }
 
-    /** @return the engine, for {@link CommunicatorAssembly}. */
+    /** @return the engine, for {@link CommunicatorAssembly} and {@link CommunicatorCreation}. */
     CollectiveEngine engine()
     {
         return engine;
     }
 
-    private void closeOwnedStore()
+    /** @return the settings, for {@link CommunicatorCreation}. */
+    CommunicatorContext context()
     {
-        final RendezvousStore store = ownedStore;
-        ownedStore = null;
-        if (null != store)
-        {
-            store.close();
-        }
+        return context;
     }
 
-    /** Frees the engine, the links and the extra devices; for {@link CommunicatorAssembly} on a failed set-up too. */
-    void closeResources()
+    /** @return the provider of each peer's link (null for this rank), for the creation report. */
+    String[] transports()
     {
-        stat.close();
-        try
-        {
-            engine.close();
-        }
-        finally
-        {
-            try
-            {
-                links.close();
-            }
-            finally
-            {
-                for (final Device device : extraDevices)
-                {
-                    device.close();
-                }
-            }
-        }
+        return transports;
+    }
+
+    /** @return what this communicator owns and frees (for {@link CommunicatorAssembly} on a failed set-up too). */
+    CommunicatorResources resources()
+    {
+        return resources;
+    }
+
+    /** @return the number of the next split of this communicator (its sub-communicators' names). */
+    int nextSplit()
+    {
+        return splits++;
+    }
+
+    /** @return the number of the next shrink of this communicator (its survivors' names). */
+    int nextShrink()
+    {
+        return shrinks++;
     }
 }

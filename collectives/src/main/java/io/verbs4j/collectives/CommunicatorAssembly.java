@@ -5,20 +5,25 @@ package io.verbs4j.collectives;
 
 import java.time.Duration;
 
+import io.verbs4j.ProtectionDomain;
 import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.algorithm.CostModel;
 import io.verbs4j.collectives.bootstrap.Bootstrap;
+import io.verbs4j.collectives.engine.CollectiveEngine;
 import io.verbs4j.collectives.link.FlagLinkOffer;
+import io.verbs4j.collectives.link.Links;
 import io.verbs4j.collectives.link.SoloLinks;
+import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.rendezvous.AddressExchange;
+import io.verbs4j.stat.StatRegistry;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * How a {@link Communicator} comes to be: the bootstrap of its links, the flag links, calibration, and the
- * defaults it starts from. {@link Communicator#create}, {@link Communicator#split} and {@link Communicator#shrink}
- * decide who the members are and with which settings; this class builds the communicator from that. Stateless;
- * runs on the creating thread.
+ * How a {@link Communicator} comes to be: the bootstrap of its links, the wiring of its parts, the flag links,
+ * calibration, and the defaults it starts from. {@link CommunicatorCreation} (behind {@link Communicator#create},
+ * {@link Communicator#split} and {@link Communicator#shrink}) decides who the members are and with which settings;
+ * this class builds the communicator from that. Stateless; runs on the creating thread.
  */
 final class CommunicatorAssembly
 {
@@ -38,7 +43,7 @@ final class CommunicatorAssembly
     {
         if (1 == context.size())
         {
-            return new Communicator(context, new SoloLinks(), new String[1], null);
+            return newCommunicator(context, new SoloLinks(), new String[1], null);
         }
         final Bootstrap.Settings settings = new Bootstrap.Settings();
         settings.rank = context.rank();
@@ -52,7 +57,7 @@ final class CommunicatorAssembly
         settings.deviceProperties = context.deviceProperties();
         settings.progressThread = context.deviceProgressThread();
         final Bootstrap.Result result = Bootstrap.run(settings, exchange);
-        final Communicator communicator = new Communicator(context, result.links, result.transports, result.primaryPd);
+        final Communicator communicator = newCommunicator(context, result.links, result.transports, result.primaryPd);
         try
         {
             communicator.engine().enableFlagLinks(new FlagLinkOffer(context.flagLinks(), context.flagSlots(),
@@ -61,7 +66,7 @@ final class CommunicatorAssembly
         }
         catch (final RuntimeException ex)
         {
-            communicator.closeResources();
+            communicator.resources().close();
             throw ex;
         }
         if (context.calibrate())
@@ -72,11 +77,36 @@ final class CommunicatorAssembly
             }
             catch (final RuntimeException ex)
             {
-                communicator.closeResources();
+                communicator.resources().close();
                 throw ex;
             }
         }
         return communicator;
+    }
+
+    /**
+     * Wires a communicator's parts over its links: the engine with its observer (history, statistics) and stall
+     * warning, and the runner of the non-blocking calls.
+     *
+     * @param context    concluded settings.
+     * @param links      the links (for one rank: a link set with no peers).
+     * @param transports the provider of each peer's link (null for this rank).
+     * @param primaryPd  the bootstrap's protection domain, or null for one rank.
+     * @return the communicator, owning the links.
+     */
+    private static Communicator newCommunicator(final CommunicatorContext context, final Links links,
+        final String[] transports, final ProtectionDomain primaryPd)
+    {
+        final CollectiveEngine engine = new CollectiveEngine(links, context.chunkBytes(), newIdle(context),
+            context.opTimeoutNs(), primaryPd, defaultModel(transports), context.algorithm());
+        final OpObserver observer = new OpObserver(context.name(), links.rank(), links.size(), context.history());
+        engine.observer(observer);
+        final StatRegistry.Registration stat = StatRegistry.register("communicator '" + context.name() + "' rank " +
+            links.rank() + " of " + links.size(), observer::sample);
+        engine.stallWarning(context.stallWarningNs());
+        final AsyncRunner runner = new AsyncRunner(engine, context, newIdle(context));
+        return new Communicator(context, transports, engine, runner,
+            new CommunicatorResources(context, links, primaryPd, engine, stat));
     }
 
     /**
