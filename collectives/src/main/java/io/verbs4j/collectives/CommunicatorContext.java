@@ -4,7 +4,6 @@
 package io.verbs4j.collectives;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -26,35 +25,7 @@ import io.verbs4j.collectives.rendezvous.StoreExchange;
  */
 public final class CommunicatorContext
 {
-    private int rank = -1;
-    private int size = -1;
-    private RendezvousStore store;
-    private AddressExchange exchange;
-    private String name = "default";
-    private int chunkBytes = CollectivesConfiguration.chunkBytes();
-    private int slots = CollectivesConfiguration.slots();
-    private long opTimeoutNs = CollectivesConfiguration.opTimeoutNs();
-    private long bootstrapTimeoutNs = CollectivesConfiguration.bootstrapTimeoutNs();
-    private long peerTimeoutNs = CollectivesConfiguration.peerTimeoutNs();
-    private Algorithm algorithm = CollectivesConfiguration.algorithm();
-    private String transport = CollectivesConfiguration.transport();
-    private String hostAddress = CollectivesConfiguration.hostAddress();
-    private boolean calibrate = CollectivesConfiguration.calibrate();
-    private boolean flagLinks = CollectivesConfiguration.flagLinks();
-    private long flagMaxBytes = CollectivesConfiguration.flagMaxBytes();
-    private int flagSlotBytes = CollectivesConfiguration.flagSlotBytes();
-    private int flagSlots = CollectivesConfiguration.flagSlots();
-    private long peerMemoryMinBytes = CollectivesConfiguration.peerMemoryMinBytes();
-    private boolean deviceProgressThread = CollectivesConfiguration.deviceProgressThread();
-    private int maxPending = CollectivesConfiguration.maxPending();
-    private int history = CollectivesConfiguration.history();
-    private long stallWarningNs = CollectivesConfiguration.stallWarningNs();
-    private boolean debugInfo = CollectivesConfiguration.debugInfo();
-    private long idleSpins = CollectivesConfiguration.idleSpins();
-    private long idleYields = CollectivesConfiguration.idleYields();
-    private long idleMinParkNs = CollectivesConfiguration.idleMinParkNs();
-    private long idleMaxParkNs = CollectivesConfiguration.idleMaxParkNs();
-    private final Map<String, String> deviceProperties = new HashMap<>();
+    private final CommunicatorSettings values = new CommunicatorSettings();
     private boolean concluded;
 
     /** Creates a context with the defaults of {@link CollectivesConfiguration}. */
@@ -69,7 +40,7 @@ public final class CommunicatorContext
     public CommunicatorContext rank(final int rank)
     {
         checkOpen();
-        this.rank = rank;
+        values.rank = rank;
         return this;
     }
 
@@ -80,7 +51,7 @@ public final class CommunicatorContext
     public CommunicatorContext size(final int size)
     {
         checkOpen();
-        this.size = size;
+        values.size = size;
         return this;
     }
 
@@ -91,7 +62,7 @@ public final class CommunicatorContext
     public CommunicatorContext store(final RendezvousStore store)
     {
         checkOpen();
-        this.store = Objects.requireNonNull(store, "store");
+        values.store = Objects.requireNonNull(store, "store");
         return this;
     }
 
@@ -103,7 +74,7 @@ public final class CommunicatorContext
     public CommunicatorContext exchange(final AddressExchange exchange)
     {
         checkOpen();
-        this.exchange = Objects.requireNonNull(exchange, "exchange");
+        values.exchange = Objects.requireNonNull(exchange, "exchange");
         return this;
     }
 
@@ -115,7 +86,7 @@ public final class CommunicatorContext
     public CommunicatorContext name(final String name)
     {
         checkOpen();
-        this.name = Objects.requireNonNull(name, "name");
+        values.name = Objects.requireNonNull(name, "name");
         return this;
     }
 
@@ -126,7 +97,7 @@ public final class CommunicatorContext
     public CommunicatorContext chunkBytes(final int chunkBytes)
     {
         checkOpen();
-        this.chunkBytes = chunkBytes;
+        values.chunkBytes = chunkBytes;
         return this;
     }
 
@@ -137,7 +108,7 @@ public final class CommunicatorContext
     public CommunicatorContext slots(final int slots)
     {
         checkOpen();
-        this.slots = slots;
+        values.slots = slots;
         return this;
     }
 
@@ -148,7 +119,7 @@ public final class CommunicatorContext
     public CommunicatorContext opTimeout(final Duration timeout)
     {
         checkOpen();
-        this.opTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
+        values.opTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -159,7 +130,7 @@ public final class CommunicatorContext
     public CommunicatorContext bootstrapTimeout(final Duration timeout)
     {
         checkOpen();
-        this.bootstrapTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
+        values.bootstrapTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -170,7 +141,7 @@ public final class CommunicatorContext
     public CommunicatorContext peerTimeout(final Duration timeout)
     {
         checkOpen();
-        this.peerTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
+        values.peerTimeoutNs = Objects.requireNonNull(timeout, "timeout").toNanos();
         return this;
     }
 
@@ -181,7 +152,7 @@ public final class CommunicatorContext
     public CommunicatorContext algorithm(final Algorithm algorithm)
     {
         checkOpen();
-        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        values.algorithm = Objects.requireNonNull(algorithm, "algorithm");
         return this;
     }
 
@@ -192,7 +163,7 @@ public final class CommunicatorContext
     public CommunicatorContext transport(final String transport)
     {
         checkOpen();
-        this.transport = Objects.requireNonNull(transport, "transport").trim();
+        values.transport = Objects.requireNonNull(transport, "transport").trim();
         return this;
     }
 
@@ -203,7 +174,7 @@ public final class CommunicatorContext
     public CommunicatorContext hostAddress(final String hostAddress)
     {
         checkOpen();
-        this.hostAddress = Objects.requireNonNull(hostAddress, "hostAddress");
+        values.hostAddress = Objects.requireNonNull(hostAddress, "hostAddress");
         return this;
     }
 
@@ -214,7 +185,7 @@ public final class CommunicatorContext
     public CommunicatorContext calibrate(final boolean calibrate)
     {
         checkOpen();
-        this.calibrate = calibrate;
+        values.calibrate = calibrate;
         return this;
     }
 
@@ -232,35 +203,35 @@ public final class CommunicatorContext
         final int slots)
     {
         checkOpen();
-        this.flagLinks = enabled;
-        this.flagMaxBytes = maxBytes;
-        this.flagSlotBytes = slotBytes;
-        this.flagSlots = slots;
+        values.flagLinks = enabled;
+        values.flagMaxBytes = maxBytes;
+        values.flagSlotBytes = slotBytes;
+        values.flagSlots = slots;
         return this;
     }
 
     /** @return whether flag links are on. */
     public boolean flagLinks()
     {
-        return flagLinks;
+        return values.flagLinks;
     }
 
     /** @return largest operation on flag links, bytes. */
     public long flagMaxBytes()
     {
-        return flagMaxBytes;
+        return values.flagMaxBytes;
     }
 
     /** @return flag-link slot payload bytes. */
     public int flagSlotBytes()
     {
-        return flagSlotBytes;
+        return values.flagSlotBytes;
     }
 
     /** @return flag-link slots per peer. */
     public int flagSlots()
     {
-        return flagSlots;
+        return values.flagSlots;
     }
 
     /**
@@ -277,14 +248,14 @@ public final class CommunicatorContext
     public CommunicatorContext peerMemoryMinBytes(final long minBytes)
     {
         checkOpen();
-        this.peerMemoryMinBytes = minBytes;
+        values.peerMemoryMinBytes = minBytes;
         return this;
     }
 
     /** @return smallest single-copy AllReduce in bytes, negative for never. */
     public long peerMemoryMinBytes()
     {
-        return peerMemoryMinBytes;
+        return values.peerMemoryMinBytes;
     }
 
     /**
@@ -294,7 +265,7 @@ public final class CommunicatorContext
     public CommunicatorContext deviceProgressThread(final boolean deviceProgressThread)
     {
         checkOpen();
-        this.deviceProgressThread = deviceProgressThread;
+        values.deviceProgressThread = deviceProgressThread;
         return this;
     }
 
@@ -306,14 +277,14 @@ public final class CommunicatorContext
     public CommunicatorContext stallWarning(final Duration after)
     {
         checkOpen();
-        this.stallWarningNs = after.toNanos();
+        values.stallWarningNs = after.toNanos();
         return this;
     }
 
     /** @return the stall warning threshold in nanoseconds (0: off). */
     public long stallWarningNs()
     {
-        return stallWarningNs;
+        return values.stallWarningNs;
     }
 
     /**
@@ -324,14 +295,14 @@ public final class CommunicatorContext
     public CommunicatorContext history(final int history)
     {
         checkOpen();
-        this.history = history;
+        values.history = history;
         return this;
     }
 
     /** @return operations kept in the history. */
     public int history()
     {
-        return history;
+        return values.history;
     }
 
     /**
@@ -341,14 +312,14 @@ public final class CommunicatorContext
     public CommunicatorContext debugInfo(final boolean debugInfo)
     {
         checkOpen();
-        this.debugInfo = debugInfo;
+        values.debugInfo = debugInfo;
         return this;
     }
 
     /** @return whether creation prints how the ranks were connected. */
     public boolean debugInfo()
     {
-        return debugInfo;
+        return values.debugInfo;
     }
 
     /**
@@ -358,7 +329,7 @@ public final class CommunicatorContext
     public CommunicatorContext maxPending(final int maxPending)
     {
         checkOpen();
-        this.maxPending = maxPending;
+        values.maxPending = maxPending;
         return this;
     }
 
@@ -376,10 +347,10 @@ public final class CommunicatorContext
     public CommunicatorContext idle(final long spins, final long yields, final long minParkNs, final long maxParkNs)
     {
         checkOpen();
-        this.idleSpins = spins;
-        this.idleYields = yields;
-        this.idleMinParkNs = minParkNs;
-        this.idleMaxParkNs = maxParkNs;
+        values.idleSpins = spins;
+        values.idleYields = yields;
+        values.idleMinParkNs = minParkNs;
+        values.idleMaxParkNs = maxParkNs;
         return this;
     }
 
@@ -391,7 +362,7 @@ public final class CommunicatorContext
     public CommunicatorContext deviceProperty(final String name, final String value)
     {
         checkOpen();
-        deviceProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+        values.deviceProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
         return this;
     }
 
@@ -407,68 +378,7 @@ public final class CommunicatorContext
         {
             return this;
         }
-        if (size < 1)
-        {
-            throw new IllegalArgumentException("size must be set and >= 1, was " + size);
-        }
-        if (rank < 0 || rank >= size)
-        {
-            throw new IllegalArgumentException("rank must be set and in [0, " + size + "), was " + rank);
-        }
-        if (null == store && null == exchange)
-        {
-            throw new IllegalArgumentException("set a rendezvous store or an address exchange");
-        }
-        if (null != store && null != exchange)
-        {
-            throw new IllegalArgumentException("set either a rendezvous store or an address exchange, not both");
-        }
-        if (name.isEmpty())
-        {
-            throw new IllegalArgumentException("name must not be empty");
-        }
-        if (flagMaxBytes < 0 || flagSlots < 1 || 0 != (flagSlots & (flagSlots - 1)) || flagSlotBytes < 8 ||
-            0 != (flagSlotBytes & 7))
-        {
-            throw new IllegalArgumentException("flag links need maxBytes >= 0, a power-of-two number of slots and " +
-                "a slot size that is a multiple of 8 bytes, got maxBytes " + flagMaxBytes + ", " + flagSlots +
-                " slots of " + flagSlotBytes + " bytes (verbs4j.collectives.flag.*)");
-        }
-        if (chunkBytes < CollectivesConfiguration.CHUNK_BYTES_MIN ||
-            chunkBytes > CollectivesConfiguration.CHUNK_BYTES_MAX ||
-            0 != (chunkBytes & 7))
-        {
-            throw new IllegalArgumentException("chunkBytes must be a multiple of 8 in [" +
-                CollectivesConfiguration.CHUNK_BYTES_MIN + ", " + CollectivesConfiguration.CHUNK_BYTES_MAX + "], was " +
-                chunkBytes);
-        }
-        if (slots < 2 || slots > CollectivesConfiguration.SLOTS_MAX)
-        {
-            throw new IllegalArgumentException("slots must be in [2, " + CollectivesConfiguration.SLOTS_MAX +
-                "], was " +
-                slots);
-        }
-        if (opTimeoutNs <= 0 || bootstrapTimeoutNs <= 0 || peerTimeoutNs <= 0)
-        {
-            throw new IllegalArgumentException("timeouts must be positive");
-        }
-        if (maxPending < 1)
-        {
-            throw new IllegalArgumentException("maxPending must be >= 1, was " + maxPending);
-        }
-        if (stallWarningNs < 0)
-        {
-            throw new IllegalArgumentException("stall warning must be >= 0 (0 turns it off)");
-        }
-        if (history < 0)
-        {
-            throw new IllegalArgumentException("history must be >= 0 (0 turns it off), was " + history + " (" +
-                CollectivesConfiguration.HISTORY_PROP_NAME + ")");
-        }
-        if (idleSpins < 0 || idleYields < 0 || idleMinParkNs < 1 || idleMaxParkNs < idleMinParkNs)
-        {
-            throw new IllegalArgumentException("idle settings need spins, yields >= 0 and 1 <= minPark <= maxPark");
-        }
+        values.check();
         concluded = true;
         return this;
     }
@@ -476,127 +386,128 @@ public final class CommunicatorContext
     /** @return the address exchange for bootstrap: the given one, or one over the store under the name. */
     AddressExchange newExchange()
     {
-        return null != exchange ? exchange : new StoreExchange(new PrefixStore("verbs4j-comm/" + name, store));
+        return null != values.exchange ? values.exchange :
+            new StoreExchange(new PrefixStore("verbs4j-comm/" + values.name, values.store));
     }
 
     /** @return rank. */
     public int rank()
     {
-        return rank;
+        return values.rank;
     }
 
     /** @return size. */
     public int size()
     {
-        return size;
+        return values.size;
     }
 
     /** @return the store, or null when an exchange was given. */
     public RendezvousStore store()
     {
-        return store;
+        return values.store;
     }
 
     /** @return name. */
     public String name()
     {
-        return name;
+        return values.name;
     }
 
     /** @return slot size. */
     public int chunkBytes()
     {
-        return chunkBytes;
+        return values.chunkBytes;
     }
 
     /** @return slots per peer. */
     public int slots()
     {
-        return slots;
+        return values.slots;
     }
 
     /** @return operation timeout. */
     public long opTimeoutNs()
     {
-        return opTimeoutNs;
+        return values.opTimeoutNs;
     }
 
     /** @return bootstrap timeout. */
     public long bootstrapTimeoutNs()
     {
-        return bootstrapTimeoutNs;
+        return values.bootstrapTimeoutNs;
     }
 
     /** @return device peer timeout. */
     public long peerTimeoutNs()
     {
-        return peerTimeoutNs;
+        return values.peerTimeoutNs;
     }
 
     /** @return default algorithm. */
     public Algorithm algorithm()
     {
-        return algorithm;
+        return values.algorithm;
     }
 
     /** @return forced transport or empty. */
     public String transport()
     {
-        return transport;
+        return values.transport;
     }
 
     /** @return host address. */
     public String hostAddress()
     {
-        return hostAddress;
+        return values.hostAddress;
     }
 
     /** @return whether to calibrate. */
     public boolean calibrate()
     {
-        return calibrate;
+        return values.calibrate;
     }
 
     /** @return whether devices run a progress thread. */
     public boolean deviceProgressThread()
     {
-        return deviceProgressThread;
+        return values.deviceProgressThread;
     }
 
     /** @return number of handles. */
     public int maxPending()
     {
-        return maxPending;
+        return values.maxPending;
     }
 
     /** @return idle spins. */
     public long idleSpins()
     {
-        return idleSpins;
+        return values.idleSpins;
     }
 
     /** @return idle yields. */
     public long idleYields()
     {
-        return idleYields;
+        return values.idleYields;
     }
 
     /** @return first park. */
     public long idleMinParkNs()
     {
-        return idleMinParkNs;
+        return values.idleMinParkNs;
     }
 
     /** @return longest park. */
     public long idleMaxParkNs()
     {
-        return idleMaxParkNs;
+        return values.idleMaxParkNs;
     }
 
     /** @return device properties (read-only view). */
     public Map<String, String> deviceProperties()
     {
-        return java.util.Collections.unmodifiableMap(deviceProperties);
+        return java.util.Collections.unmodifiableMap(values.deviceProperties);
     }
 
     /**
@@ -610,7 +521,7 @@ public final class CommunicatorContext
     CommunicatorContext deriveOnStore(final int newRank, final int newSize, final String newName)
     {
         final CommunicatorContext copy = derive(newRank, newSize, null, newName);
-        copy.store = store;
+        copy.values.store = values.store;
         return copy;
     }
 
@@ -627,34 +538,7 @@ public final class CommunicatorContext
         final String newName)
     {
         final CommunicatorContext copy = new CommunicatorContext();
-        copy.rank = newRank;
-        copy.size = newSize;
-        copy.exchange = newExchange;
-        copy.name = newName;
-        copy.chunkBytes = chunkBytes;
-        copy.slots = slots;
-        copy.opTimeoutNs = opTimeoutNs;
-        copy.bootstrapTimeoutNs = bootstrapTimeoutNs;
-        copy.peerTimeoutNs = peerTimeoutNs;
-        copy.algorithm = algorithm;
-        copy.transport = transport;
-        copy.hostAddress = hostAddress;
-        copy.calibrate = calibrate;
-        copy.flagLinks = flagLinks;
-        copy.flagMaxBytes = flagMaxBytes;
-        copy.flagSlotBytes = flagSlotBytes;
-        copy.flagSlots = flagSlots;
-        copy.peerMemoryMinBytes = peerMemoryMinBytes;
-        copy.deviceProgressThread = deviceProgressThread;
-        copy.maxPending = maxPending;
-        copy.history = history;
-        copy.stallWarningNs = stallWarningNs;
-        copy.debugInfo = debugInfo;
-        copy.idleSpins = idleSpins;
-        copy.idleYields = idleYields;
-        copy.idleMinParkNs = idleMinParkNs;
-        copy.idleMaxParkNs = idleMaxParkNs;
-        copy.deviceProperties.putAll(deviceProperties);
+        values.copyTo(copy.values, newRank, newSize, newExchange, newName);
         return copy;
     }
 
