@@ -13,7 +13,6 @@ import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.algorithm.AlgorithmSelector;
 import io.verbs4j.collectives.algorithm.Calibration;
 import io.verbs4j.collectives.algorithm.CostModel;
-import io.verbs4j.collectives.algorithm.DataMover;
 import io.verbs4j.collectives.algorithm.PeerMemoryAllReduce;
 import io.verbs4j.collectives.algorithm.Steps;
 import io.verbs4j.collectives.algorithm.Waiter;
@@ -25,15 +24,15 @@ import io.verbs4j.collectives.link.PeerLink;
 import io.verbs4j.collectives.link.VerbsLinks;
 import io.verbs4j.collectives.observe.OpObserver;
 import io.verbs4j.collectives.topology.RingTopology;
-import io.verbs4j.collectives.types.DataType;
-import io.verbs4j.collectives.types.ReduceOp;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
  * Runs operations on the calling thread: validates the arguments, binds the user's buffers to {@link MemView}s
  * (registered regions and direct buffers in place, heap arrays through {@link Scratch}), picks the algorithm, runs
  * it, waits until no send still reads a user buffer, and divides for AVG. Algorithms are built once per
- * communicator; a call allocates nothing.
+ * communicator; a call allocates nothing. The operations themselves are in {@code AllReduceCollectives},
+ * {@code BlockCollectives} and {@code PointToPoint}; this class owns what they share: the link and algorithm sets,
+ * the selector, the operation's clock and observer, and the first failure.
  * <p>
  * The first failure breaks every link (so peers fail at once instead of at their timeouts) and is kept: every later
  * call throws {@link CollectiveException.Reason#FAILED_EARLIER}. One thread at a time (the caller guarantees it).
@@ -58,14 +57,10 @@ public final class CollectiveEngine implements AutoCloseable
     private final Set<MemoryRegion> shareable = ConcurrentHashMap.newKeySet();
     private PeerMemoryAllReduce peerMemory;
     private long peerMemoryMinBytes = -1;
-    private long lastBytes = -1;
-    private Algorithm lastOverride;
-    private AlgorithmSelector lastSelector;
-    private Algorithm lastAlgorithm;
     private final BufferBinder buffers;
-    private final MemView sendView;
-    private final MemView recvView;
     private final BlockCollectives blocks;
+    private final AllReduceCollectives allReduces;
+    private final PointToPoint pointToPoint;
     private AlgorithmSelector selector;
     private CollectiveException failure;
     private OpObserver observer = OpObserver.none();
@@ -98,9 +93,9 @@ public final class CollectiveEngine implements AutoCloseable
         this.large = size > 1 ? new AlgorithmSet(waiter, slotBytes, ring) : null;
         this.steps = size > 1 ? large.steps : new Steps(waiter, slotBytes);
         this.buffers = new BufferBinder(scratch);
-        this.sendView = buffers.sendView();
-        this.recvView = buffers.recvView();
         this.blocks = new BlockCollectives(this, buffers, scratch, defaultAlgorithm);
+        this.allReduces = new AllReduceCollectives(this, buffers, scratch, defaultAlgorithm);
+        this.pointToPoint = new PointToPoint(this, buffers, steps, links);
     }
 
     /**
@@ -179,6 +174,12 @@ public final class CollectiveEngine implements AutoCloseable
         return peerMemory;
     }
 
+    /** @return the smallest AllReduce in bytes that runs single-copy, once {@link #peerMemory()} is on. */
+    long peerMemoryMinBytes()
+    {
+        return peerMemoryMinBytes;
+    }
+
     /** @return the largest operation in bytes that runs over flag links, or -1 when there are none. */
     public long flagLinkMaxBytes()
     {
@@ -239,20 +240,6 @@ public final class CollectiveEngine implements AutoCloseable
     public Algorithm allReduceAlgorithm(final Algorithm override, final long bytes)
     {
         return selector.allReduce(Algorithm.AUTO != override ? override : defaultAlgorithm, bytes);
-    }
-
-    /** {@link #allReduceAlgorithm} for the running operation (its thread only): remembered for the last size. */
-    private Algorithm chooseAllReduce(final Algorithm override, final long bytes)
-    {
-        // Training loops repeat one size: the model's evaluation is not worth redoing every call.
-        if (bytes != lastBytes || override != lastOverride || selector != lastSelector)
-        {
-            lastAlgorithm = allReduceAlgorithm(override, bytes);
-            lastBytes = bytes;
-            lastOverride = override;
-            lastSelector = selector;
-        }
-        return lastAlgorithm;
     }
 
     /**
@@ -334,12 +321,12 @@ public final class CollectiveEngine implements AutoCloseable
                     small.steps.awaitSendsComplete();
                 }
             }
-            observer.completed(algorithmOf(r));
+            observer.completed(allReduces.algorithmOf(r));
         }
         catch (final CollectiveException ex)
         {
             fail(ex);
-            observer.failed(algorithmOf(r), ex);
+            observer.failed(allReduces.algorithmOf(r), ex);
             throw ex;
         }
         catch (final RuntimeException ex)
@@ -347,7 +334,7 @@ public final class CollectiveEngine implements AutoCloseable
             final CollectiveException wrapped = new CollectiveException(CollectiveException.Reason.INTERNAL, rank, -1,
                 "rank " + rank + ": " + r.kind.label() + " failed unexpectedly: " + ex, ex);
             fail(wrapped);
-            observer.failed(algorithmOf(r), wrapped);
+            observer.failed(allReduces.algorithmOf(r), wrapped);
             throw wrapped;
         }
     }
@@ -401,11 +388,6 @@ public final class CollectiveEngine implements AutoCloseable
         return r.count * r.type.sizeBytes();
     }
 
-    private String algorithmOf(final OpRequest r)
-    {
-        return OpKind.ALL_REDUCE == r.kind && null != lastAlgorithm ? lastAlgorithm.name() : null;
-    }
-
     private void fail(final CollectiveException ex)
     {
         if (null == failure)
@@ -443,10 +425,10 @@ public final class CollectiveEngine implements AutoCloseable
         switch (r.kind)
         {
             case ALL_REDUCE:
-                allReduce(r);
+                allReduces.allReduce(r);
                 break;
             case ALL_REDUCE_FUSED:
-                allReduceFused(r);
+                allReduces.allReduceFused(r);
                 break;
             case BROADCAST:
                 blocks.broadcast(r);
@@ -488,135 +470,10 @@ public final class CollectiveEngine implements AutoCloseable
             case SEND:
             case RECV:
             case SEND_RECV:
-                pointToPoint(r);
+                pointToPoint.run(r);
                 break;
             default:
                 throw new IllegalArgumentException("not an operation: " + r.kind);
-        }
-    }
-
-    private void allReduce(final OpRequest r)
-    {
-        final long bytes = r.count * r.type.sizeBytes();
-        final boolean singleCopy = null != peerMemory && bytes >= peerMemoryMinBytes && r.count > 0 &&
-            Algorithm.AUTO == r.algorithm && Algorithm.AUTO == defaultAlgorithm;
-        if (singleCopy)
-        {
-            small.waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, r.type, r.op, PeerMemoryAllReduce.NAME);
-            buffers.bindPair(r.send, bytes, r.recv, bytes);
-            if (peerMemory.run(sendView, recvView, r.count, r.type, r.op))
-            {
-                if (ReduceOp.AVG == r.op)
-                {
-                    DataMover.finishAverage(r.type, recvView, 0, r.count, size);
-                }
-                buffers.copyOut(r.recv, recvView, 0, bytes);
-                return;
-            }
-            // Some rank's buffers cannot be mapped: every rank runs the usual algorithm on the views bound here.
-        }
-        final Algorithm algorithm = chooseAllReduce(r.algorithm, bytes);
-        final AlgorithmSet s = begin(r, bytes, r.type, r.op, algorithm);
-        if (0 == r.count)
-        {
-            return;
-        }
-        if (!singleCopy)
-        {
-            buffers.bindPair(r.send, bytes, r.recv, bytes);
-        }
-        runAllReduce(s, algorithm, sendView, recvView, r.count, r.type, r.op);
-        buffers.copyOut(r.recv, recvView, 0, bytes);
-    }
-
-    private void runAllReduce(final AlgorithmSet s, final Algorithm algorithm, final MemView send,
-        final MemView recv, final long count, final DataType type, final ReduceOp op)
-    {
-        final long bytes = count * type.sizeBytes();
-        if (1 == size)
-        {
-            DataMover.copy(recv, 0, send, 0, bytes);
-            return;
-        }
-        switch (algorithm)
-        {
-            case TREE:
-                s.treeAllReduce.run(send, recv, count, type, op);
-                break;
-            case RECURSIVE_DOUBLING:
-                s.recursiveDoubling.run(send, recv, count, type, op);
-                break;
-            case HALVING_DOUBLING:
-                s.halvingDoubling.run(send, recv, count, type, op);
-                break;
-            case ONE_SHOT:
-                s.oneShot.run(send, recv, count, type, op);
-                break;
-            default:
-                s.ringAllReduce.run(send, recv, count, type, op);
-                break;
-        }
-        if (ReduceOp.AVG == op)
-        {
-            // the last sends may still read recv (zero copy): divide only once they are done
-            s.steps.awaitSendsComplete();
-            DataMover.finishAverage(type, recv, 0, count, size);
-        }
-    }
-
-    private void allReduceFused(final OpRequest r)
-    {
-        final int es = r.type.sizeBytes();
-        long total = 0;
-        for (int i = 0; i < r.fused.length; i++)
-        {
-            total += r.fusedCounts[i] * es;
-        }
-        final Algorithm algorithm = chooseAllReduce(r.algorithm, total);
-        final AlgorithmSet s = begin(r, total, r.type, r.op, algorithm);
-        if (0 == total)
-        {
-            return;
-        }
-        final MemView fusion = scratch.view(Scratch.FUSION, total);
-        long off = 0;
-        for (int i = 0; i < r.fused.length; i++)
-        {
-            final long bytes = r.fusedCounts[i] * es;
-            buffers.copyIn(r.fused[i], fusion, off, bytes);
-            off += bytes;
-        }
-        runAllReduce(s, algorithm, fusion, fusion, total / es, r.type, r.op);
-        off = 0;
-        for (int i = 0; i < r.fused.length; i++)
-        {
-            final long bytes = r.fusedCounts[i] * es;
-            buffers.copyOutAny(r.fused[i], fusion, off, bytes);
-            off += bytes;
-        }
-    }
-
-    private void pointToPoint(final OpRequest r)
-    {
-        final int es = r.type.sizeBytes();
-        final long sendBytes = OpKind.RECV == r.kind ? 0 : r.count * es;
-        final long recvBytes = OpKind.SEND == r.kind ? 0 : (OpKind.RECV == r.kind ? r.count : r.recvCount) * es;
-        waiter.begin(r.kind.label(), opSeq, opStartNs, sendBytes + recvBytes, r.type, null, null);
-        if (sendBytes > 0)
-        {
-            buffers.bindOne(r.send, sendBytes, sendView, Scratch.SEND_STAGE, true);
-        }
-        if (recvBytes > 0)
-        {
-            buffers.bindOne(r.recv, recvBytes, recvView, Scratch.RECV_STAGE, false);
-        }
-        final int to = OpKind.RECV == r.kind ? -1 : r.root;
-        final int from = OpKind.SEND == r.kind ? -1 : (OpKind.RECV == r.kind ? r.root : r.peer2);
-        steps.exchange(to < 0 ? null : links.link(to), sendView, 0, sendBytes,
-            from < 0 ? null : links.link(from), recvView, 0, recvBytes, Steps.COPY, r.type, null, null, 0, false);
-        if (recvBytes > 0)
-        {
-            buffers.copyOut(r.recv, recvView, 0, recvBytes);
         }
     }
 
@@ -631,6 +488,20 @@ public final class CollectiveEngine implements AutoCloseable
         final AlgorithmSet s = size > 1 ? set(bytes) : null;
         (null != s ? s.waiter : waiter).begin(r.kind.label(), opSeq, opStartNs, bytes, detailA, detailB, detailC);
         return s;
+    }
+
+    /** Starts the clock of an operation on the communicator's links whatever its size (point-to-point). */
+    void beginOnLinks(final OpRequest r, final long bytes, final Object detailA, final Object detailB,
+        final Object detailC)
+    {
+        waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, detailA, detailB, detailC);
+    }
+
+    /** Starts the clock of an operation on the flag links whatever its size (the single-copy AllReduce). */
+    void beginOnFlagLinks(final OpRequest r, final long bytes, final Object detailA, final Object detailB,
+        final Object detailC)
+    {
+        small.waiter.begin(r.kind.label(), opSeq, opStartNs, bytes, detailA, detailB, detailC);
     }
 
     /** Frees the work memory (the links are closed by their owner). */
