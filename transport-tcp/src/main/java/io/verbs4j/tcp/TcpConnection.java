@@ -6,51 +6,47 @@ package io.verbs4j.tcp;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.verbs4j.QpState;
-import io.verbs4j.WcStatus;
-import io.verbs4j.tcp.protocol.FrameType;
 
 /**
  * One TCP connection between two queue pairs: the only handler in its channel's pipeline, and the glue between the
- * parts that do the work (Netty's handler half beside the codec half). It owns the channel's life cycle (events,
- * close, failures) and the socket's direct descriptor (read by polling threads through its {@link TcpSocketPoller}),
- * and its {@link TcpFrameRouter} passes on the frames its {@link TcpFrameDecoder} hands over: handshake frames to
- * its {@link TcpHandshake}, requests to its {@link TcpResponder} (target side), responses to its
- * {@link TcpResponseHandler} (initiator side). The {@link TcpRequester} sends, the {@link TcpFrameWriter} builds
- * frames and hands them to the one {@link TcpOutbound}, and {@link TcpLiveness} sends heartbeats and declares the
- * peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence. The parts that call back see only a narrow
- * view of it: the poller a {@link TcpSocketPoller.Link}, the router a {@link TcpFrameRouter.Connection}, the
- * handshake a {@link TcpHandshake.Session}, liveness its {@link TcpLiveness.Actions}.
+ * parts that do the work (Netty's handler half beside the codec half). It builds the parts and turns the channel's
+ * events into their calls, each under the driver lock: bytes read go to its {@link TcpFrameDecoder}, whose
+ * {@link TcpFrameRouter} passes on the frames: handshake frames to its {@link TcpHandshake}, requests to its
+ * {@link TcpResponder} (target side), responses to its {@link TcpResponseHandler} (initiator side); the end of a read
+ * batch sends the ACKs and requests the batch made possible. The {@link TcpRequester} sends, the
+ * {@link TcpFrameWriter} builds frames and hands them to the one {@link TcpOutbound}, {@link TcpLiveness} sends
+ * heartbeats and declares the peer dead after {@link TcpConfiguration#peerTimeoutNs()} of silence, and the socket's
+ * direct descriptor is read by polling threads through its {@link TcpSocketPoller}. Its {@link TcpLifecycle} holds
+ * the connection's state and carries out its establishment, closes and failures. The parts that call back see only a
+ * narrow view: the poller a {@link TcpSocketPoller.Link} (this class), the router a
+ * {@link TcpFrameRouter.Connection} and the handshake a {@link TcpHandshake.Session} (the life cycle), liveness its
+ * {@link TcpLiveness.Actions}.
  * <p>
  * A peer that breaks the protocol (wrong version, unknown type, impossible length, bad sequence) is disconnected
- * with a log line; other connections carry on. Every method but {@link #localError()}, the
- * accept/reject calls and the driver lock runs on the channel's event loop.
+ * with a log line; other connections carry on. Every method but {@link #localError()}, {@link #posted}, what the
+ * poller calls through its {@link TcpSocketPoller.Link} and the driver lock's try-lock runs on the channel's event
+ * loop.
  * <p>
  * Driver lock ({@link TcpDriverLock}): the connection's state (requester, responder, decoder) and the right to write
  * to the socket belong to whoever holds it: the event loop in each of its entry points (callbacks and tasks, which
  * spin the few microseconds a poster may hold it), or a posting thread that writes its requests straight to the
- * socket ({@link TcpRequester#requestPump()}, epoll only) when nothing waits to be written. Every close that this
- * class starts clears the direct file descriptor under the lock first, and end-of-stream is delivered as an event
- * (half-closure) that closes under the lock too, so a poster never writes to a closed (or reused) descriptor.
+ * socket ({@link TcpRequester#requestPump()}, epoll only) when nothing waits to be written. Every close clears the
+ * direct file descriptor under the lock first ({@link TcpLifecycle}), so a poster never writes to a closed (or
+ * reused) descriptor.
  * <p>
  * Order on the wire: every frame after the handshake goes through one {@link TcpOutbound}, whoever holds the lock
  * (the event loop, a poster, or a thread polling a completion queue that read requests and answers them), so
  * responses and acknowledgements leave in the order the responder produced them.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter
-    implements TcpSocketPoller.Link, TcpFrameRouter.Connection, TcpHandshake.Session
+final class TcpConnection extends ChannelInboundHandlerAdapter implements TcpSocketPoller.Link
 {
     static final Logger LOG = System.getLogger("io.verbs4j.tcp");
 
@@ -62,26 +58,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpResponder responder;
     private final TcpHandshake handshake;
     private final TcpFrameDecoder decoder;
-    private final AtomicBoolean localErrorSignalled = new AtomicBoolean();
-    private final Runnable heartbeatTask = this::onHeartbeatTickLocked;
     private final TcpNettyWire wire = new TcpNettyWire();
     private final TcpOutbound outbound = new TcpOutbound(wire);
+    private final TcpLifecycle life;
     private final TcpLiveness liveness;
     private final TcpInputSigns signs;
     private final TcpFrameWriter writer;
-    private volatile FileDescriptor socketFd;
-    private final boolean directWrite;
-    private final Runnable closeTask = this::closeLocked;
     private final TcpDriverLock lock;
     private final TcpSocketPoller poller;
 
     private ChannelHandlerContext ctx;
-    private volatile TcpQueuePair qp;
-    private volatile boolean established;
-    private volatile boolean closed;
-    private boolean peerDisconnected;
-
-    private ScheduledFuture<?> heartbeat;
 
     /**
      * A connector's side.
@@ -119,11 +105,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.device = device;
         this.configuration = device.configuration();
         this.counters = device.counters();
-        final TcpFrameRouter router = new TcpFrameRouter(this);
+        this.life = new TcpLifecycle(this, device, outbound);
+        final TcpFrameRouter router = new TcpFrameRouter(life);
         this.decoder = new TcpFrameDecoder(router, counters, new PayloadSink(device.capabilities().maxSge() + 1),
             null != device.tls(), configuration.directReadThreshold());
-        this.directWrite = configuration.directWrite();
-        this.liveness = new TcpLiveness(new LivenessActions(), configuration.heartbeatIntervalNs(),
+        this.liveness = new TcpLiveness(life.livenessActions(), configuration.heartbeatIntervalNs(),
             configuration.peerTimeoutNs());
         this.signs = new TcpInputSigns(!configuration.pollingMode());
         this.writer = new TcpFrameWriter(device, counters, liveness, signs, outbound);
@@ -134,9 +120,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.responder = new TcpResponder(this);
         this.poller = new TcpSocketPoller(this, device, lock, decoder, writer, liveness, signs, requester,
             responder);
-        this.handshake = clientSide ? new TcpHandshake(device, this, qp, privateData, future) :
-            new TcpHandshake(device, this, listener);
+        this.handshake = clientSide ? new TcpHandshake(device, life, qp, privateData, future) :
+            new TcpHandshake(device, life, listener);
         router.bind(decoder, handshake, responder, responses);
+        life.bind(lock, decoder, writer, liveness, requester, responder, responses, poller, handshake);
     }
 
     TcpDevice device()
@@ -156,7 +143,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     TcpQueuePair qp()
     {
-        return qp;
+        return life.qp();
     }
 
     TcpCounters counters()
@@ -179,10 +166,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return writer;
     }
 
+    /** @return the connection's state, establishment, closes and failures. */
+    TcpLifecycle lifecycle()
+    {
+        return life;
+    }
+
     /** {@inheritDoc} */
     public boolean isEstablished()
     {
-        return established;
+        return life.isEstablished();
     }
 
     boolean inEventLoop()
@@ -228,7 +221,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      *
      * @return true if taken by this call, false if this entry point is nested in one that holds it.
      */
-    public boolean lockIo()
+    boolean lockIo()
     {
         return lock.lockIo();
     }
@@ -238,28 +231,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      *
      * @param locked what {@link #lockIo()} returned.
      */
-    public void unlockIo(final boolean locked)
+    void unlockIo(final boolean locked)
     {
         lock.unlockIo(locked);
     }
 
-    /** @return the socket for direct writes (epoll, established, not closing), or null. Driver lock held. */
-    FileDescriptor directFd()
-    {
-        return directWrite ? socketFd : null;
-    }
-
-    /** {@inheritDoc} */
-    public void enableDirectWrites()
-    {
-        // Under TLS the socket carries ciphertext: every byte goes through the SslHandler, so no direct writes,
-        // direct reads or polling-mode reads (socketFd stays null and each of those paths falls back).
-        if (ctx.channel() instanceof UnixChannel && null == device.tls())
-        {
-            socketFd = ((UnixChannel)ctx.channel()).fd();
-            poller.start();
-        }
-    }
+    // ---------------------------------------------------------------- reads by polling threads
 
     /**
      * Any thread: the application posted a request, so input is likely soon and polling threads read this socket
@@ -297,44 +274,21 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /** {@inheritDoc} */
-    public void closeLocked()
+    public boolean isClosed()
     {
-        final boolean locked = lockIo();
-        try
-        {
-            closeChannel();
-        }
-        finally
-        {
-            unlockIo(locked);
-        }
+        return life.isClosed();
+    }
+
+    /** {@inheritDoc} */
+    public FileDescriptor socketFd()
+    {
+        return life.socketFd();
     }
 
     /** {@inheritDoc} */
     public void scheduleClose()
     {
-        socketFd = null;
-        if (inEventLoop())
-        {
-            closeChannel();
-        }
-        else
-        {
-            ctx.executor().execute(closeTask);
-        }
-    }
-
-    /** Closes the channel from the event loop, holding the driver lock (no poster writes after this). */
-    public void closeChannel()
-    {
-        socketFd = null;
-        ctx.close();
-    }
-
-    /** {@inheritDoc} */
-    public String peer()
-    {
-        return null == ctx ? "?" : String.valueOf(ctx.channel().remoteAddress());
+        life.scheduleClose();
     }
 
     // ---------------------------------------------------------------- channel events
@@ -343,6 +297,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        life.attach(ctx);
         wire.attach(ctx);
         writer.attach(ctx);
         handshake.attach(ctx);
@@ -400,7 +355,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void onReadComplete()
     {
         decoder.publishReceiveCounters();
-        if (established && !closed)
+        if (life.isEstablished() && !life.isClosed())
         {
             responder.flushAcks();
             requester.afterRead();
@@ -411,7 +366,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** {@inheritDoc} */
     public void channelWritabilityChanged(final ChannelHandlerContext ctx)
     {
-        if (established && ctx.channel().isWritable())
+        if (life.isEstablished() && ctx.channel().isWritable())
         {
             final boolean locked = lockIo();
             try
@@ -438,7 +393,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             final boolean locked = lockIo();
             try
             {
-                closeChannel();
+                life.closeChannel();
             }
             finally
             {
@@ -452,14 +407,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
         handshake.onException(cause);
-        if (!closed)
+        if (!life.isClosed())
         {
-            LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + peer() + " failed: " + cause);
+            LOG.log(Level.DEBUG, () -> "verbs4j tcp: connection with " + life.peer() + " failed: " + cause);
         }
         final boolean locked = lockIo();
         try
         {
-            closeChannel();
+            life.closeChannel();
         }
         finally
         {
@@ -473,7 +428,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         final boolean locked = lockIo();
         try
         {
-            onInactive();
+            life.onInactive();
         }
         finally
         {
@@ -482,248 +437,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.fireChannelInactive();
     }
 
-    private void onInactive()
-    {
-        socketFd = null;
-        closed = true;
-        if (null != heartbeat)
-        {
-            heartbeat.cancel(false);
-        }
-        poller.stop();
-        decoder.sink().clear();
-        outbound.close();
-        handshake.onInactive();
-        final TcpQueuePair bound = qp;
-        if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
-        {
-            if (peerDisconnected)
-            {
-                bound.enterError();
-            }
-            else
-            {
-                counters.increment(TcpCounter.CONNECTIONS_LOST);
-                LOG.log(Level.INFO, () -> "verbs4j tcp: lost the connection with " + peer() + " (queue pair " +
-                    bound.qpNumber() + " goes to ERROR)");
-                bound.fail(WcStatus.RETRY_EXC_ERR);
-            }
-        }
-        writer.close();
-        poller.release();
-    }
-
-    // ---------------------------------------------------------------- what the poller, router and handshake see
-
-    /** {@inheritDoc} */
-    public boolean isClosed()
-    {
-        return closed;
-    }
-
-    /** {@inheritDoc} */
-    public FileDescriptor socketFd()
-    {
-        return socketFd;
-    }
-
-    /** {@inheritDoc} */
-    public void establish(final TcpQueuePair queuePair, final long peerInitialSequence)
-    {
-        final long initialSequence = queuePair.sendQueue().posted();
-        requester.start(queuePair, initialSequence);
-        responder.start(queuePair, peerInitialSequence);
-        responses.start(queuePair);
-        qp = queuePair;
-        queuePair.connect(this);
-        established = true;
-        decoder.established();
-        counters.increment(TcpCounter.CONNECTIONS_ESTABLISHED);
-        final long interval = configuration.heartbeatIntervalNs();
-        liveness.start(System.nanoTime());
-        heartbeat = ctx.executor().scheduleAtFixedRate(heartbeatTask, interval, interval, TimeUnit.NANOSECONDS);
-    }
-
-    /** Closes the socket (from any thread). */
-    void close()
-    {
-        if (null == ctx)
-        {
-            return;
-        }
-        try
-        {
-            ctx.executor().execute(() ->
-            {
-                final boolean locked = lockIo();
-                try
-                {
-                    closeChannel();
-                }
-                finally
-                {
-                    unlockIo(locked);
-                }
-            });
-        }
-        catch (final java.util.concurrent.RejectedExecutionException ex)
-        {
-            ctx.channel().close();
-        }
-    }
-
     // ---------------------------------------------------------------- failures
 
     /**
-     * The local queue pair entered ERROR or was closed (any thread, must not block): tell the peer and close.
+     * The local queue pair entered ERROR or was closed (any thread, must not block): tell the peer and close
+     * ({@link TcpLifecycle#localError()}).
      */
     void localError()
     {
-        if (!localErrorSignalled.compareAndSet(false, true) || null == ctx)
-        {
-            return;
-        }
-        try
-        {
-            ctx.executor().execute(() ->
-            {
-                final boolean locked = lockIo();
-                try
-                {
-                    socketFd = null;
-                    if (ctx.channel().isActive())
-                    {
-                        requester.finishPartialFrame();
-                        // What other threads produced goes first: the DISCONNECT is the last frame.
-                        outbound.drain();
-                        // Requests this side completed are acknowledged before it goes (an ACK held for an answer
-                        // that will not come, or deferred): the peer's sends complete, not flush.
-                        responder.flushDeferredAck();
-                        final ByteBuf buffer = writer.newFrame(0);
-                        writer.outFrame().encode(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0);
-                        counters.increment(TcpCounter.FRAMES_SENT);
-                        ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
-                    }
-                }
-                finally
-                {
-                    unlockIo(locked);
-                }
-            });
-        }
-        catch (final java.util.concurrent.RejectedExecutionException ex)
-        {
-            ctx.channel().close();
-        }
+        life.localError();
     }
 
     /**
-     * The peer broke the protocol: log, count, close. Other connections are not affected.
+     * The peer broke the protocol: log, count, close ({@link TcpLifecycle#protocolError}).
      *
      * @param reason what was wrong.
      */
-    public void protocolError(final String reason)
+    void protocolError(final String reason)
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        counters.increment(TcpCounter.PROTOCOL_ERRORS);
-        LOG.log(Level.WARNING, "verbs4j tcp: closing the connection with " + peer() + ": protocol error: " + reason);
-        final TcpQueuePair bound = qp;
-        if (null != bound && bound.connection() == this && QpState.ERROR != bound.state())
-        {
-            bound.fail(WcStatus.BAD_RESP_ERR);
-        }
-        closeChannel();
-    }
-
-    /** {@inheritDoc} */
-    public boolean markClosed()
-    {
-        if (closed)
-        {
-            return false;
-        }
-        closed = true;
-        return true;
-    }
-
-    /** {@inheritDoc} */
-    public void pump()
-    {
-        requester.pump();
-    }
-
-    /** {@inheritDoc} */
-    public void onDisconnectHeader()
-    {
-        peerDisconnected = true;
-    }
-
-    /** {@inheritDoc} */
-    public void onDisconnect()
-    {
-        LOG.log(Level.DEBUG, () -> "verbs4j tcp: " + peer() + " disconnected");
-        final TcpQueuePair bound = qp;
-        // Only while the queue pair is still bound to this connection: a queue pair reset (and perhaps reconnected)
-        // since then must not be moved to ERROR by its old connection's late frames.
-        if (null != bound && bound.connection() == this)
-        {
-            bound.enterError();
-        }
-        closeChannel();
-    }
-
-    private void onHeartbeatTickLocked()
-    {
-        final boolean locked = lockIo();
-        try
-        {
-            if (!closed)
-            {
-                liveness.tick(System.nanoTime());
-            }
-        }
-        finally
-        {
-            unlockIo(locked);
-        }
-    }
-
-    /** What a liveness tick does to this connection. Event loop, driver lock held. */
-    private final class LivenessActions implements TcpLiveness.Actions
-    {
-        /** {@inheritDoc} */
-        public void onPeerTimeout(final long silentNs)
-        {
-            counters.increment(TcpCounter.PEER_TIMEOUTS);
-            LOG.log(Level.WARNING, "verbs4j tcp: " + peer() + " silent for " +
-                TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms (peer timeout); closing the connection");
-            closed = true;
-            final TcpQueuePair bound = qp;
-            if (null != bound && bound.connection() == TcpConnection.this && QpState.ERROR != bound.state())
-            {
-                bound.fail(WcStatus.RETRY_EXC_ERR);
-            }
-            closeChannel();
-        }
-
-        /** {@inheritDoc} */
-        public void flushDeferredAck()
-        {
-            if (established && responder.flushDeferredAck())
-            {
-                outbound.flush();
-            }
-        }
-
-        /** {@inheritDoc} */
-        public void writeHeartbeat()
-        {
-            writer.writeControl(FrameType.HEARTBEAT, 0, 0);
-            outbound.flush();
-        }
+        life.protocolError(reason);
     }
 }

@@ -62,6 +62,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     }
 
     private final TcpConnection connection;
+    private final TcpLifecycle life;
     private final TcpCounters counters;
     private final TcpFrameDecoder decoder;
     private final TcpFrameWriter frames;
@@ -102,6 +103,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     TcpRequester(final TcpConnection connection)
     {
         this.connection = connection;
+        this.life = connection.lifecycle();
         this.counters = connection.counters();
         this.decoder = connection.decoder();
         this.frames = connection.writer();
@@ -133,7 +135,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
             schedulePump();
             return;
         }
-        if (null == connection.directFd())
+        if (null == life.directFd())
         {
             schedulePump();
             return;
@@ -206,12 +208,12 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private boolean pumpDirect()
     {
         PUMP_WANTED.setVolatile(this, 0);
-        final FileDescriptor fd = connection.directFd();
+        final FileDescriptor fd = life.directFd();
         if (null == fd)
         {
             return false;
         }
-        if (!connection.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
+        if (!life.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
         {
             // Nothing to send now: the handshake, the flush or the RNR timer takes it from here.
             return true;
@@ -474,7 +476,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
             responder.ackSent(-1);
             return true;
         }
-        final FileDescriptor fd = connection.directFd();
+        final FileDescriptor fd = life.directFd();
         if (null == fd || hasPartial() || !frames.mayWriteDirect())
         {
             return false;
@@ -519,7 +521,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         {
             finishPartialFrame();
         }
-        if (!connection.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
+        if (!life.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
         {
             return;
         }
