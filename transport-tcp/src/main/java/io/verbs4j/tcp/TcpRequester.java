@@ -6,21 +6,18 @@ package io.verbs4j.tcp;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.unix.FileDescriptor;
 import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import io.verbs4j.spi.WorkQueue;
-import io.verbs4j.tcp.protocol.FrameFlyweight;
-import io.verbs4j.tcp.protocol.FrameType;
 
 /**
  * The initiator side of a connection, its sending half (siw's {@code qp_tx}, Aeron's sender): walks the send queue
  * in order and writes each request as a frame ({@link TcpRequestEncoder}: header from a pooled buffer, payload
- * straight from registered memory), either straight to the socket from the posting or polling thread or through the
- * event loop. It keeps the send window, which its {@link TcpResponseHandler} moves as the target's responses arrive
+ * straight from registered memory), either straight to the socket from the posting or polling thread (its
+ * {@link TcpDirectPump}) or through the event loop (here). It keeps the send window, which its direct pump moves as
+ * requests go out and its {@link TcpResponseHandler} as the target's responses arrive
  * ({@link TcpResponseHandler.Window}). Sequence numbers are send-queue positions.
  * <p>
  * Flow control: at most {@link TcpConfiguration#maxInflightBytes()} request bytes unacknowledged, and nothing new
@@ -33,20 +30,12 @@ import io.verbs4j.tcp.protocol.FrameType;
  * its requests straight to the socket when nothing waits in the connection's ordered queue ({@link TcpOutbound}) or
  * in Netty (the fast path: no thread hop, no wake-up); otherwise, or when the socket takes only part of a batch, it
  * leaves the rest to the event loop. The rest of a frame the socket took only in part goes into the ordered queue at
- * once ({@link #finishPartialFrame()}), ahead of anything written later.
+ * once ({@link TcpDirectPump#finishPartialFrame()}), ahead of anything written later.
  */
 final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriverLock.PendingWork
 {
     private static final VarHandle PUMP_SCHEDULED;
     private static final VarHandle PUMP_WANTED;
-    private static final long ACK_FRAME = Long.MIN_VALUE;
-    /**
-     * A posting or polling thread writes a bulk request (more than {@link TcpResponder#SMALL_FRAME_BYTES}) itself
-     * only while the request bytes in flight, with it, stay within this share of the in-flight cap: the pipe is
-     * mostly idle, and handing the frame to the I/O thread would only add a wake-up (a 1 MiB AllReduce of two ranks
-     * took ~600 µs instead of ~850). Beyond it the traffic is a stream, which the I/O thread writes faster.
-     */
-    static final int BULK_DIRECT_SHARE = 4;
 
     static
     {
@@ -67,9 +56,8 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     private final TcpFrameDecoder decoder;
     private final TcpFrameWriter frames;
     private final long maxInflightBytes;
-    /** Payload bytes above which a request is always written by the I/O thread (configuration). */
-    private final long directPayloadMax;
     private final TcpRequestEncoder encoder;
+    private final TcpDirectPump direct;
     private final Runnable rnrRetryTask = this::onRnrTimer;
     private TcpQueuePair qp;
     private WorkQueue sendQueue;
@@ -78,9 +66,6 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     @SuppressWarnings("unused")
     private volatile int pumpWanted;
 
-    private long partialPosition = -1;
-    private long partialAck = -1;
-    private long partialSkip;
     private TcpResponder responder;
     private long nextTransmit;
     private long oldestUnacked;
@@ -108,8 +93,9 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         this.decoder = connection.decoder();
         this.frames = connection.writer();
         this.maxInflightBytes = connection.configuration().maxInflightBytes();
-        this.directPayloadMax = connection.configuration().directWriteMaxBytes();
         this.encoder = new TcpRequestEncoder(frames, counters, maxInflightBytes);
+        this.direct = new TcpDirectPump(this, life, counters, frames, encoder, maxInflightBytes,
+            connection.configuration().directWriteMaxBytes());
     }
 
     void start(final TcpQueuePair queuePair, final long initialSequence)
@@ -120,6 +106,7 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         oldestUnacked = initialSequence;
         encoder.start(sendQueue);
         responder = connection.responder();
+        direct.start(sendQueue, responder);
     }
 
     /**
@@ -198,234 +185,24 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     }
 
     /**
-     * Posting thread, holding the driver lock: writes what the send queue holds straight to the socket, in batches
-     * of one {@code writev}, as far as flow control allows.
+     * Posting or polling thread, driver lock held: clears the pump request (this call sees every request published
+     * before it), then writes straight to the socket ({@link TcpDirectPump#pump()}).
      *
-     * @return true if nothing is left for the I/O thread (all sent, or stopped by flow control, which the I/O thread
-     * resumes from responses); false if it must take over (Netty has queued bytes, the socket is full or failed, or
-     * a request needs the general path).
+     * @return true if nothing is left for the I/O thread.
      */
     private boolean pumpDirect()
     {
         PUMP_WANTED.setVolatile(this, 0);
-        final FileDescriptor fd = life.directFd();
-        if (null == fd)
-        {
-            return false;
-        }
-        if (!life.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
-        {
-            // Nothing to send now: the handshake, the flush or the RNR timer takes it from here.
-            return true;
-        }
-        final TcpDirectWriter writer = frames.directWriter();
-        while (true)
-        {
-            if (hasPartial() || !frames.mayWriteDirect())
-            {
-                return nextTransmit >= sendQueue.posted();
-            }
-            writer.reset();
-            final long end = sendQueue.posted();
-            long pos = nextTransmit;
-            long batchInflight = inflightBytes;
-            int batchReads = outstandingReadsAndAtomics;
-            boolean general = false;
-            boolean batchFull = false;
-            while (pos < end)
-            {
-                if (!sendQueue.isPending(pos))
-                {
-                    pos++;
-                    continue;
-                }
-                final long cost = cost(pos);
-                if (batchInflight > 0 && batchInflight + cost > maxInflightBytes)
-                {
-                    counters.increment(TcpCounter.BACK_PRESSURE_EVENTS);
-                    break;
-                }
-                if (0 != (sendQueue.flags(pos) & SendRequest.FENCE) && batchReads > 0)
-                {
-                    break;
-                }
-                final long payload = encoder.payloadOnWire(pos);
-                if (payload > directPayloadMax || (payload > TcpResponder.SMALL_FRAME_BYTES &&
-                    batchInflight + cost > maxInflightBytes / BULK_DIRECT_SHARE))
-                {
-                    // A stream of bulk frames goes through the I/O thread, which keeps the socket full while the
-                    // poster goes on (streams written by posting threads measured 25 % slower); a bulk frame into
-                    // a mostly empty window (a collective's chunk) is written here: the hand-off cost it ~30 µs.
-                    general = true;
-                    break;
-                }
-                if (!writer.hasRoom(2 + sendQueue.sgeCount(pos)))
-                {
-                    batchFull = true;
-                    break;
-                }
-                final int kind = encoder.addDirect(writer, pos, inflightBytes, oldestUnacked);
-                if (kind < 0)
-                {
-                    writer.abandonFrame();
-                    general = true;
-                    break;
-                }
-                batchInflight += cost;
-                batchReads += kind;
-                pos++;
-            }
-            if (0 == writer.frameCount())
-            {
-                writer.reset();
-                nextTransmit = general ? nextTransmit : pos;
-                return !general;
-            }
-            // A deferred ACK for the peer's requests rides along (ping-pong traffic needs no separate ACKs).
-            final long ack = responder.deferredAck();
-            if (ack >= 0 && writer.hasRoom(1))
-            {
-                writer.header().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
-                writer.addHeader(0);
-                writer.endFrame(ACK_FRAME);
-            }
-            final int frameCount = writer.frameCount();
-            final long written = writer.write(fd);
-            long frameStart = 0;
-            boolean complete = true;
-            for (int i = 0; i < frameCount; i++)
-            {
-                final long framePos = writer.framePosition(i);
-                final long frameEnd = writer.frameEnd(i);
-                final boolean isAck = ACK_FRAME == framePos;
-                if (written >= frameEnd)
-                {
-                    counters.increment(TcpCounter.FRAMES_SENT_DIRECT);
-                    if (isAck)
-                    {
-                        counters.increment(TcpCounter.FRAMES_SENT);
-                        responder.ackSent(ack);
-                    }
-                    else
-                    {
-                        sent(framePos, frameEnd - frameStart);
-                        nextTransmit = framePos + 1;
-                    }
-                }
-                else
-                {
-                    if (written > frameStart)
-                    {
-                        frames.outbound().directWriteTookPart();
-                        partialSkip = written - frameStart;
-                        if (isAck)
-                        {
-                            partialAck = ack;
-                        }
-                        else
-                        {
-                            partialPosition = framePos;
-                        }
-                    }
-                    if (!isAck)
-                    {
-                        nextTransmit = framePos;
-                    }
-                    complete = false;
-                    break;
-                }
-                frameStart = frameEnd;
-            }
-            writer.reset();
-            if (written > 0)
-            {
-                frames.wroteDirect();
-            }
-            if (hasPartial())
-            {
-                // The rest of the half-written frame goes first into the ordered queue (nothing waits there: this
-                // batch went direct), so no other writer's frame can come between its two halves.
-                finishPartialFrame();
-            }
-            if (complete)
-            {
-                nextTransmit = pos;
-            }
-            if (!complete || general)
-            {
-                return false;
-            }
-            if (!batchFull)
-            {
-                return true;
-            }
-        }
-    }
-
-    private void sent(final long pos, final long frameBytes)
-    {
-        final int opcode = sendQueue.opcode(pos);
-        inflightBytes += cost(pos);
-        if (Opcode.RDMA_READ == opcode || Opcode.isAtomic(opcode))
-        {
-            outstandingReadsAndAtomics++;
-        }
-        else if (sendQueue.isInline(pos))
-        {
-            counters.add(TcpCounter.BYTES_COPIED_ON_SEND, sendQueue.totalLength(pos));
-        }
-        counters.increment(TcpCounter.FRAMES_SENT);
-        counters.add(TcpCounter.BYTES_SENT, frameBytes - FrameFlyweight.HEADER_LENGTH);
+        return direct.pump();
     }
 
     /**
-     * Driver lock held, right after a direct write that the socket took only in part: hands the rest of that frame to
-     * the connection's ordered queue ({@link TcpOutbound}), so that the next bytes on the wire after it start a frame.
+     * Driver lock held: hands the rest of a frame that a direct write got only partly onto the socket to the ordered
+     * queue ({@link TcpDirectPump#finishPartialFrame()}); nothing if there is none.
      */
     void finishPartialFrame()
     {
-        if (partialAck >= 0)
-        {
-            final long ack = partialAck;
-            final ByteBuf buffer = frames.newFrame(0);
-            frames.outFrame().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
-            buffer.skipBytes((int)partialSkip);
-            partialAck = -1;
-            partialSkip = 0;
-            frames.writeUnansweredFrame(buffer);
-            frames.outbound().remainderQueued();
-            frames.flush();
-            responder.ackSent(ack);
-            return;
-        }
-        final long pos = partialPosition;
-        if (pos < 0)
-        {
-            return;
-        }
-        partialPosition = -1;
-        final int skip = (int)partialSkip;
-        partialSkip = 0;
-        final boolean resumed = encoder.writeRequest(pos, skip, inflightBytes, oldestUnacked) >= 0;
-        frames.outbound().remainderQueued();
-        if (!resumed)
-        {
-            // A region was closed under a half-sent frame: the stream cannot be resumed.
-            connection.protocolError("registered memory of request " + pos + " was closed while it was sent");
-            return;
-        }
-        if (pos == nextTransmit)
-        {
-            // Otherwise an RNR NAK rewound the stream meanwhile: the peer drops this frame, it is sent again later.
-            final int opcode = sendQueue.opcode(pos);
-            inflightBytes += cost(pos);
-            if (Opcode.RDMA_READ == opcode || Opcode.isAtomic(opcode))
-            {
-                outstandingReadsAndAtomics++;
-            }
-            nextTransmit = pos + 1;
-        }
-        frames.flush();
+        direct.finishPartialFrame();
     }
 
     /**
@@ -463,65 +240,26 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
     }
 
     /**
-     * Application thread, driver lock held: writes the deferred ACK alone, straight to the socket.
+     * Application thread, driver lock held: writes the deferred ACK alone, straight to the socket
+     * ({@link TcpDirectPump#writeAckDirect()}).
      *
      * @return false if it could not (Netty holds queued bytes, the socket is full, or direct writes are off): the
      * I/O thread must write it.
      */
     boolean writeAckDirect()
     {
-        final long ack = responder.deferredAck();
-        if (ack < 0)
-        {
-            responder.ackSent(-1);
-            return true;
-        }
-        final FileDescriptor fd = life.directFd();
-        if (null == fd || hasPartial() || !frames.mayWriteDirect())
-        {
-            return false;
-        }
-        final TcpDirectWriter writer = frames.directWriter();
-        writer.reset();
-        writer.header().encode(FrameType.ACK, 0, 0, ack, 0, 0, 0);
-        writer.addHeader(0);
-        writer.endFrame(ACK_FRAME);
-        final long written = writer.write(fd);
-        writer.reset();
-        if (written <= 0)
-        {
-            return false;
-        }
-        frames.wroteAckDirect();
-        counters.increment(TcpCounter.ACKS_SENT_ALONE);
-        if (written < FrameFlyweight.HEADER_LENGTH)
-        {
-            frames.outbound().directWriteTookPart();
-            partialAck = ack;
-            partialSkip = written;
-            finishPartialFrame();
-            return true;
-        }
-        counters.increment(TcpCounter.FRAMES_SENT);
-        counters.increment(TcpCounter.FRAMES_SENT_DIRECT);
-        responder.ackSent(ack);
-        return true;
-    }
-
-    private boolean hasPartial()
-    {
-        return partialPosition >= 0 || partialAck >= 0;
+        return direct.writeAckDirect();
     }
 
     /** Sends what the send queue holds, as far as flow control allows. Event loop, driver lock held. */
     public void pump()
     {
         PUMP_WANTED.setVolatile(this, 0);
-        if (hasPartial())
+        if (direct.hasPartial())
         {
-            finishPartialFrame();
+            direct.finishPartialFrame();
         }
-        if (!life.isEstablished() || QpState.RTS != qp.state() || rnrWaiting)
+        if (!mayTransmit())
         {
             return;
         }
@@ -581,7 +319,60 @@ final class TcpRequester implements Runnable, TcpResponseHandler.Window, TcpDriv
         return encoder.cost(pos);
     }
 
-    // ---------------------------------------------------------------- the send window, as responses move it
+    // ---------------------------------------------------------------- the send window, as sends and responses move it
+
+    /**
+     * Driver lock held: whether requests may go out now (established, the queue pair in RTS, no RNR wait); if not,
+     * the handshake, the flush or the RNR timer takes it from here.
+     *
+     * @return true if the pumps may send.
+     */
+    boolean mayTransmit()
+    {
+        return life.isEstablished() && QpState.RTS == qp.state() && !rnrWaiting;
+    }
+
+    /** @return the request bytes in flight (sent, not yet acknowledged or answered). Driver lock held. */
+    long inflightBytes()
+    {
+        return inflightBytes;
+    }
+
+    /** @return the READs and atomics in flight (a fenced request waits for them). Driver lock held. */
+    int outstandingReadsAndAtomics()
+    {
+        return outstandingReadsAndAtomics;
+    }
+
+    /**
+     * Driver lock held: the next request to transmit is at this send-queue position (the direct path sent up to it,
+     * or stops before it).
+     *
+     * @param pos the send-queue position.
+     */
+    void setNextTransmit(final long pos)
+    {
+        nextTransmit = pos;
+    }
+
+    /**
+     * Driver lock held: the request at pos went out (whole, or its first part with the rest queued): it counts in
+     * flight until acknowledged or answered.
+     *
+     * @param pos    the request's send-queue position.
+     * @param opcode its opcode.
+     * @return true if it is a READ or an atomic (it waits for its response).
+     */
+    boolean addInFlight(final long pos, final int opcode)
+    {
+        inflightBytes += cost(pos);
+        if (Opcode.RDMA_READ == opcode || Opcode.isAtomic(opcode))
+        {
+            outstandingReadsAndAtomics++;
+            return true;
+        }
+        return false;
+    }
 
     /** {@inheritDoc} */
     public long oldestUnacked()

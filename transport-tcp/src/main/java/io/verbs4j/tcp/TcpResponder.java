@@ -32,7 +32,7 @@ final class TcpResponder
     /**
      * Payload bytes up to which a request counts as small (latency-bound traffic): above it a request is bulk, whose
      * ACK is not held ({@link TcpAckHold}) and which its poster writes itself only into a mostly empty window
-     * ({@link TcpRequester#BULK_DIRECT_SHARE}).
+     * ({@link TcpDirectPump#BULK_DIRECT_SHARE}).
      */
     static final int SMALL_FRAME_BYTES = 16 * 1024;
     private static final int ACTION_DROP = 0;

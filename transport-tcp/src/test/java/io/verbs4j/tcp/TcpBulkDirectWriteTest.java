@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Who writes a bulk request (more than 16 KiB of payload): the posting thread while the window is mostly empty
- * ({@link TcpRequester#BULK_DIRECT_SHARE}), the I/O thread for a stream, or always the I/O thread when
+ * ({@link TcpDirectPump#BULK_DIRECT_SHARE}), the I/O thread for a stream, or always the I/O thread when
  * {@link TcpConfiguration#DIRECT_WRITE_MAX_BYTES_PROP_NAME} is below the payload. Every byte arrives either way.
  */
 @Timeout(60)
