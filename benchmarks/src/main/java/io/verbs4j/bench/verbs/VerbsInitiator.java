@@ -20,8 +20,11 @@ import java.util.concurrent.TimeoutException;
  *     peer's WRITE of the same byte lands in the last byte of the local recv area. The order is perftest's
  *     ({@code run_iter_lat_write}: post, poll the send CQ, wait for the peer's data): the completion is polled
  *     while the message travels, not after the answer came.</li>
- *     <li>SEND latency ({@code ib_send_lat}): post a signaled SEND, poll the CQ until the peer's SEND has filled a
- *     pre-posted receive and the own SEND has completed, re-post the receive.</li>
+ *     <li>SEND latency ({@code ib_send_lat}): post a signaled SEND, re-post the receive the previous answer took,
+ *     poll the CQ until the peer's SEND has filled a pre-posted receive and the own SEND has completed. The receive
+ *     is replenished after the SEND, not before it as {@code ib_send_lat} does: with
+ *     {@value VerbsSide#LATENCY_DEPTH} receives pre-posted none is missing, and the re-post overlaps the message's
+ *     flight, as the ping-pongs of MPI and UCX post theirs.</li>
  *     <li>READ / atomic latency ({@code ib_read_lat}, {@code ib_atomic_lat}): post one signaled READ (or atomic)
  *     and poll its completion; the target's application does nothing.</li>
  *     <li>Bandwidth ({@code ib_*_bw}): post the window back to back, unsignaled except every
@@ -93,8 +96,12 @@ final class VerbsInitiator implements PingPongInitiator, StreamInitiator
             case SEND:
                 side.send.wrId(wrId).flags(side.flags(true));
                 side.postSend();
+                if (wrId > 1)
+                {
+                    // The receive the previous answer took, replenished while this message travels.
+                    side.postRecv();
+                }
                 side.awaitReceives(wrId);
-                side.postRecv();
                 side.awaitSend(wrId);
                 break;
             case CMP_AND_SWP:

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *     <li>WRITE latency: for each round trip waits for the initiator's byte in the last byte of its recv area, writes
  *     the same byte back with a signaled WRITE and polls that completion (ib_write_lat's server);</li>
- *     <li>SEND latency: waits for each receive completion, re-posts the receive and SENDs the reply;</li>
+ *     <li>SEND latency: waits for each receive completion, SENDs the reply, then re-posts the receive;</li>
  *     <li>SEND bandwidth: polls receive completions and re-posts each consumed receive until all messages came;</li>
  *     <li>everything else (READ, atomics, WRITE bandwidth) is one-sided: the application does nothing, like
  *     perftest's server, and only looks every millisecond whether the initiator has disconnected.</li>
@@ -184,9 +184,10 @@ final class VerbsResponder implements Responder
         for (long seq = 1; seq <= total; seq++)
         {
             side.awaitReceives(seq);
-            side.postRecv();
             side.send.wrId(seq).flags(side.flags(true));
             side.postSend();
+            // Replenished after the answer, off its path (see VerbsInitiator): the other pre-posted receives cover it.
+            side.postRecv();
         }
         side.awaitSend(total);
     }
