@@ -28,7 +28,8 @@ import io.verbs4j.tcp.protocol.HandshakeFlyweight;
  * <p>
  * It sees the connection through a narrow {@link Session} (close, establish, the driver lock) and the frames the
  * decoder hands over ({@link #onHeader}, {@link #onFrameEnd}); it writes its frames straight to the channel (no
- * verb frame can be waiting before the connection is established).
+ * verb frame can be waiting before the connection is established). Their encoding, and the checks of which frame
+ * may come when, are its {@link TcpHandshakeFrames}'; this class is the state machine and acts on them.
  * <p>
  * Threading: the channel's event loop (holding the driver lock when called from the decoder), except
  * {@link #accept} and {@link #reject}, which the application calls and which hand their work to the event loop.
@@ -105,7 +106,7 @@ final class TcpHandshake
     private final boolean clientSide;
     private final TcpListener listener;
     private final TcpAuthenticator auth;
-    private final HandshakeFlyweight handshake = new HandshakeFlyweight();
+    private final TcpHandshakeFrames frames;
     private ChannelHandlerContext ctx;
     private TcpQueuePair pendingQp;
     private byte[] requestPrivateData;
@@ -159,6 +160,7 @@ final class TcpHandshake
         this.clientSide = clientSide;
         this.listener = listener;
         this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
+        this.frames = new TcpHandshakeFrames(configuration, clientSide, auth);
     }
 
     /**
@@ -184,7 +186,7 @@ final class TcpHandshake
      */
     void onException(final Throwable cause)
     {
-        if (null != device.tls() && null != connectFuture && isTlsFailure(cause))
+        if (null != device.tls() && null != connectFuture && TcpTls.isFailure(cause))
         {
             // TLS 1.3: the connector's handshake completes before the listener checks its certificate, so the
             // listener's refusal arrives as an alert on the first read.
@@ -238,39 +240,13 @@ final class TcpHandshake
 
     private void writeConnectRequest()
     {
-        ctx.write(connectFrame(FrameType.CONNECT_REQUEST, pendingQp.qpNumber(), pendingQp.sendQueue().posted(),
-            requestPrivateData), ctx.voidPromise());
-    }
-
-    /** A CONNECT_REQUEST or CONNECT_ACCEPT: the queue pair's number, its first send sequence and the private data. */
-    private ByteBuf connectFrame(final byte type, final int qpNumber, final long initialSequence,
-        final byte[] privateData)
-    {
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + privateData.length);
-        handshake.wrap(buffer, 0).encode(type, privateData.length, qpNumber, initialSequence,
-            heartbeatIntervalUs());
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(privateData);
-        return buffer;
+        ctx.write(frames.connect(ctx.alloc(), FrameType.CONNECT_REQUEST, pendingQp.qpNumber(),
+            pendingQp.sendQueue().posted(), requestPrivateData), ctx.voidPromise());
     }
 
     private void writeAuthFrame(final byte type, final byte[] payload)
     {
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + payload.length);
-        handshake.wrap(buffer, 0).encode(type, payload.length, 0, 0, 0);
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(payload);
-        ctx.write(buffer, ctx.voidPromise());
-    }
-
-    private static boolean isTlsFailure(final Throwable cause)
-    {
-        for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
-        {
-            if (t instanceof javax.net.ssl.SSLException)
-            {
-                return true;
-            }
-        }
-        return false;
+        ctx.write(frames.auth(ctx.alloc(), type, payload), ctx.voidPromise());
     }
 
     /**
@@ -308,15 +284,10 @@ final class TcpHandshake
      */
     boolean onHeader(final int type, final ByteBuf header)
     {
-        if (!FrameType.isHandshake(type))
+        final String error = frames.checkHeader(type, header);
+        if (null != error)
         {
-            session.protocolError("expected a handshake, got a " + FrameType.name(type) + " frame");
-            return false;
-        }
-        handshake.wrap(header, 0);
-        if (HandshakeFlyweight.MAGIC != handshake.magic())
-        {
-            session.protocolError("bad handshake magic 0x" + Integer.toHexString(handshake.magic()));
+            session.protocolError(error);
             return false;
         }
         if (null != pendingRequest || !admitHandshakeType(type))
@@ -327,69 +298,28 @@ final class TcpHandshake
             }
             return false;
         }
-        peerInitialSequence = handshake.initialSequence();
-        handshakeFlags = handshake.flags();
+        peerInitialSequence = frames.initialSequence();
+        handshakeFlags = frames.flags();
         return true;
     }
 
     /**
-     * Which handshake frame may come now, given this side's secret and the authentication so far. A frame that
-     * bypasses or contradicts the authentication is refused as an authentication failure (logged, counted, the
-     * peer told why); one that makes no sense at all is left to the caller as a protocol error.
+     * Whether a handshake frame may come now, given this side's secret and the authentication so far (the rules
+     * are {@link TcpHandshakeFrames}'). A frame that bypasses or contradicts the authentication is refused as an
+     * authentication failure (logged, counted, the peer told why); one that makes no sense at all is left to the
+     * caller as a protocol error.
      *
      * @return true if the frame may be handled; false if it was refused here (closed) or is a protocol error.
      */
     private boolean admitHandshakeType(final int type)
     {
-        if (clientSide)
+        final String refusal = frames.authRefusal(type);
+        if (null != refusal)
         {
-            switch (type)
-            {
-                case FrameType.CONNECT_REJECT:
-                    return true;
-                case FrameType.AUTH_CHALLENGE:
-                    if (!auth.isRequired())
-                    {
-                        refuseAuthentication("the listener requires a cluster secret and this side has none (set " +
-                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
-                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")");
-                        return false;
-                    }
-                    return auth.isAwaitingChallenge();
-                case FrameType.CONNECT_ACCEPT:
-                    if (!auth.isAuthenticated())
-                    {
-                        refuseAuthentication("the listener accepted without proving the cluster secret");
-                        return false;
-                    }
-                    return true;
-                default:
-                    return false;
-            }
+            refuseAuthentication(refusal);
+            return false;
         }
-        switch (type)
-        {
-            case FrameType.AUTH_HELLO:
-                if (!auth.isRequired())
-                {
-                    refuseAuthentication("the connector uses a cluster secret and this listener has none");
-                    return false;
-                }
-                return auth.isAwaitingHello();
-            case FrameType.AUTH_RESPONSE:
-            case FrameType.CONNECT_REJECT:
-                return auth.isAwaitingResponse();
-            case FrameType.CONNECT_REQUEST:
-                if (!auth.isAuthenticated())
-                {
-                    refuseAuthentication("this listener requires the cluster secret and the connector sent no " +
-                        "proof of it");
-                    return false;
-                }
-                return true;
-            default:
-                return false;
-        }
+        return frames.isExpected(type);
     }
 
     /**
@@ -408,12 +338,8 @@ final class TcpHandshake
         LOG.log(Level.WARNING, "verbs4j tcp: refusing the connection with " + session.peer() +
             ": authentication failed: " + reason);
         counters.increment(TcpCounter.AUTH_FAILURES); // after the log line: whoever sees the count can see it
-        final byte[] data = reason.getBytes(StandardCharsets.UTF_8);
-        final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
-        handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0)
-            .flags(HandshakeFlyweight.FLAG_AUTH_REFUSAL);
-        buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
-        ctx.writeAndFlush(buffer).addListener(future -> lingerThenClose());
+        ctx.writeAndFlush(frames.reject(ctx.alloc(), reason.getBytes(StandardCharsets.UTF_8), true))
+            .addListener(future -> lingerThenClose());
         // Only now: a failed connect closes the channel, and the refusal must be on its way to the peer first.
         if (null != connectFuture)
         {
@@ -558,8 +484,8 @@ final class TcpHandshake
                     }
                     final long initialSequence = queuePair.sendQueue().posted();
                     session.establish(queuePair, peerInitialSequence);
-                    ctx.writeAndFlush(connectFrame(FrameType.CONNECT_ACCEPT, queuePair.qpNumber(), initialSequence,
-                        privateData), ctx.voidPromise());
+                    ctx.writeAndFlush(frames.connect(ctx.alloc(), FrameType.CONNECT_ACCEPT, queuePair.qpNumber(),
+                        initialSequence, privateData), ctx.voidPromise());
                     session.enableDirectWrites();
                     done.complete(null);
                     session.pump();
@@ -609,15 +535,7 @@ final class TcpHandshake
             {
                 return;
             }
-            final ByteBuf buffer = ctx.alloc().directBuffer(HandshakeFlyweight.HEADER_LENGTH + data.length);
-            handshake.wrap(buffer, 0).encode(FrameType.CONNECT_REJECT, data.length, 0, 0, 0);
-            buffer.writerIndex(HandshakeFlyweight.HEADER_LENGTH).writeBytes(data);
-            ctx.writeAndFlush(buffer).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(frames.reject(ctx.alloc(), data, false)).addListener(ChannelFutureListener.CLOSE);
         });
-    }
-
-    private int heartbeatIntervalUs()
-    {
-        return (int)Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMicros(configuration.heartbeatIntervalNs()));
     }
 }

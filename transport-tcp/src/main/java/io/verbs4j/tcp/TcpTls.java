@@ -94,6 +94,22 @@ final class TcpTls
     }
 
     /**
+     * @param cause an exception that reached a connection.
+     * @return true if it is a TLS failure (an {@link SSLException} anywhere in its chain of causes).
+     */
+    static boolean isFailure(final Throwable cause)
+    {
+        for (Throwable t = cause; null != t; t = t.getCause() == t ? null : t.getCause())
+        {
+            if (t instanceof SSLException)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * @param cause a handshake failure.
      * @return a one-line description (the root cause's message).
      */
