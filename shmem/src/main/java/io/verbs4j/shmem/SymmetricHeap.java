@@ -6,18 +6,14 @@ package io.verbs4j.shmem;
 import java.lang.invoke.VarHandle;
 import java.util.Map;
 
-import io.verbs4j.RemoteMemory;
 import io.verbs4j.collectives.CollectiveException;
 import io.verbs4j.collectives.CollectivesConfiguration;
 import io.verbs4j.collectives.CommBuffer;
 import io.verbs4j.collectives.Communicator;
 import io.verbs4j.collectives.CommunicatorContext;
-import io.verbs4j.collectives.algorithm.AdaptiveIdleStrategy;
 import io.verbs4j.collectives.rendezvous.EnvRendezvous;
 import io.verbs4j.collectives.rendezvous.RendezvousStore;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 
 /**
  * A symmetric heap in the NVSHMEM/OpenSHMEM model: {@link #nPes()} processing elements (PEs, the ranks of a world
@@ -68,64 +64,28 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
     public static final long MAX_ALLOCATION = Integer.MAX_VALUE - 7;
 
     private final Communicator world;
-    private final boolean ownsWorld;
-    private final RendezvousStore ownedStore;
     private final ShmemOptions options;
+    // what the API runs on (connections, verbs channel, registrations, health checks) and how it is torn down
+    private final HeapResources resources;
     private final HeapMesh mesh;
     private final boolean anyVerbsPeer;
     private final Waiter waiter;
-    private final LocalRegistrations registrations = new LocalRegistrations();
+    private final LocalRegistrations registrations;
     private final ShmemTeam teamWorld;
-    private boolean closed;
 
     private SymmetricHeap(final Communicator world, final boolean ownsWorld, final RendezvousStore ownedStore,
         final ShmemOptions options)
     {
         super(world.rank(), world.size(), new HeapFailure());
         this.world = world;
-        this.ownsWorld = ownsWorld;
-        this.ownedStore = ownedStore;
         this.options = options;
-        this.waiter = new Waiter(this::checkHealth, failure, newIdle(options));
-        if (size > 1)
-        {
-            this.mesh = HeapMesh.connect(world, options);
-            final boolean[] verbsPeer = new boolean[size];
-            for (int q = 0; q < size; q++)
-            {
-                verbsPeer[q] = q != me && !mesh.isDirect(q);
-            }
-            VerbsChannel channel = null;
-            try
-            {
-                channel = new VerbsChannel(mesh, verbsPeer, registrations, failure, waiter, options);
-            }
-            catch (final RuntimeException ex)
-            {
-                mesh.close();
-                throw ex;
-            }
-            this.verbs = channel;
-            this.anyVerbsPeer = channel.hasVerbsPeers();
-        }
-        else
-        {
-            this.mesh = null;
-            this.anyVerbsPeer = false;
-        }
+        this.resources = new HeapResources(world, ownsWorld, ownedStore, options, failure);
+        this.waiter = resources.waiter();
+        this.mesh = resources.mesh();
+        this.registrations = resources.registrations();
+        this.verbs = resources.verbs();
+        this.anyVerbsPeer = null != verbs && verbs.hasVerbsPeers();
         this.teamWorld = new ShmemTeam(this, world, false, identity(size));
-    }
-
-    private static IdleStrategy newIdle(final ShmemOptions options)
-    {
-        if (CollectivesConfiguration.busyPolls(options.idleSpins()))
-        {
-            // busy-poll, as a communicator does: nothing to learn
-            return new BackoffIdleStrategy(options.idleSpins(), options.idleYields(), options.idleMinParkNs(),
-                options.idleMaxParkNs());
-        }
-        return new AdaptiveIdleStrategy(options.idleSpins(), options.idleYields(), options.idleMinParkNs(),
-            options.idleMaxParkNs());
     }
 
     private static int[] identity(final int size)
@@ -150,7 +110,7 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
      */
     public static SymmetricHeap create(final CommunicatorContext context)
     {
-        final Communicator world = createWorld(context);
+        final Communicator world = HeapResources.createWorld(context);
         return create(world, ShmemOptions.from(context), true, null);
     }
 
@@ -189,26 +149,13 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
         try
         {
             context.store(store);
-            final Communicator world = createWorld(context);
+            final Communicator world = HeapResources.createWorld(context);
             return create(world, ShmemOptions.from(context), true, store);
         }
         catch (final RuntimeException ex)
         {
             store.close();
             throw ex;
-        }
-    }
-
-    private static Communicator createWorld(final CommunicatorContext context)
-    {
-        try
-        {
-            return Communicator.create(context);
-        }
-        catch (final CollectiveException ex)
-        {
-            throw new ShmemException(ShmemException.Reason.BOOTSTRAP, ex.peer(), "heap bootstrap: " +
-                ex.getMessage(), ex);
         }
     }
 
@@ -222,16 +169,7 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            if (ownsWorld)
-            {
-                world.abort();
-            }
-            if (ex instanceof CollectiveException)
-            {
-                throw new ShmemException(ShmemException.Reason.BOOTSTRAP, ((CollectiveException)ex).peer(),
-                    "heap bootstrap: " + ex.getMessage(), ex);
-            }
-            throw ex;
+            throw HeapResources.setUpFailure(world, ownsWorld, ex);
         }
     }
 
@@ -483,7 +421,7 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
      */
     public void close()
     {
-        if (closed)
+        if (resources.isReleased())
         {
             return;
         }
@@ -498,7 +436,7 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
                 // a peer failing at close time no longer matters to this PE
             }
         }
-        release();
+        resources.release();
     }
 
     /**
@@ -507,97 +445,15 @@ public final class SymmetricHeap extends HeapOperations implements AutoCloseable
      */
     public void abort()
     {
-        if (closed)
+        if (resources.isReleased())
         {
             return;
         }
         failure.fail(ShmemException.Reason.CLOSED, me, "the heap was aborted", null);
-        release();
-    }
-
-    private void release()
-    {
-        closed = true;
-        failure.fail(ShmemException.Reason.CLOSED, -1, "the heap is closed", null);
-        try
-        {
-            for (int i = registrations.count() - 1; i >= 0; i--)
-            {
-                registrations.get(i).release();
-            }
-            if (null != verbs)
-            {
-                verbs.close();
-            }
-        }
-        finally
-        {
-            try
-            {
-                if (null != mesh)
-                {
-                    mesh.close();
-                }
-            }
-            finally
-            {
-                try
-                {
-                    if (ownsWorld)
-                    {
-                        if (isWorldHealthy())
-                        {
-                            world.close();
-                        }
-                        else
-                        {
-                            world.abort();
-                        }
-                    }
-                }
-                finally
-                {
-                    if (null != ownedStore)
-                    {
-                        ownedStore.close();
-                    }
-                }
-            }
-        }
-    }
-
-    private boolean isWorldHealthy()
-    {
-        final ShmemException f = failure.failure();
-        return null == f || (ShmemException.Reason.CLOSED == f.reason() && f.pe() < 0);
+        resources.release();
     }
 
     // ---------------------------------------------------------------- for the parts
-
-    /** Looks at every peer (queue-pair states, peer-memory views) and records the first failure (for waits). */
-    void checkHealth()
-    {
-        if (null == mesh || closed)
-        {
-            return;
-        }
-        // polling every completion queue also drives the devices' progress (heartbeats, dead-process checks)
-        verbs.poll();
-        verbs.checkQueuePairs();
-        for (int i = 0; i < registrations.count(); i++)
-        {
-            final SymmetricMemory m = registrations.get(i);
-            for (int q = 0; q < size; q++)
-            {
-                final RemoteMemory view = m.view(q);
-                if (null != view && !view.isValid())
-                {
-                    failure.fail(ShmemException.Reason.PEER_FAILED, q, "PE " + q + "'s memory went away (it " +
-                        "closed, freed or died)", null);
-                }
-            }
-        }
-    }
 
     int primaryDevice()
     {

@@ -25,7 +25,7 @@ final class Waiter
     /** How often an idle wait checks the peers' health. */
     static final long CHECK_INTERVAL_NS = 1_000_000L;
 
-    /** What the heap does for a waiter. */
+    /** What the heap (its {@link HeapResources}) does for a waiter. */
     interface Driver
     {
         /** Looks at every peer (queue-pair state, peer-memory validity) and records a failure. */
