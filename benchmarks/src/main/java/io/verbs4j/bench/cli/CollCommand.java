@@ -3,7 +3,6 @@
 
 package io.verbs4j.bench.cli;
 
-import io.verbs4j.bench.Main;
 import io.verbs4j.bench.coll.CollNames;
 import io.verbs4j.bench.coll.CollRank;
 import io.verbs4j.bench.coll.CollSettings;
@@ -11,13 +10,8 @@ import io.verbs4j.bench.coll.Collective;
 import io.verbs4j.bench.report.chart.ToolChart;
 import io.verbs4j.bench.run.LocalRun;
 import io.verbs4j.collectives.CollectivesConfiguration;
-import io.verbs4j.collectives.launch.ClusterFailedException;
-import io.verbs4j.collectives.launch.ClusterResult;
 import io.verbs4j.collectives.launch.LoopbackCluster;
-import io.verbs4j.collectives.launch.ThreadCluster;
 import io.verbs4j.collectives.rendezvous.EnvRendezvous;
-import io.verbs4j.collectives.rendezvous.FileStore;
-import io.verbs4j.collectives.rendezvous.TcpStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,17 +24,18 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code verbs4j coll <collective>}: nccl-tests-style tables for one collective of the {@code collectives} module
  * ({@code all_reduce_perf}, {@code broadcast_perf}, ...), with nccl-tests' flags where they make sense on a CPU.
  * Ranks are separate JVM processes started by {@link LoopbackCluster} (default) or threads of this JVM
  * ({@code --threads}); rank 0 prints the table.
+ * <p>
+ * This class declares the options (and so the help text) and checks them into a {@link CollSettings};
+ * {@code CollRunner} runs the ranks.
  */
 @Command(
     name = "coll",
@@ -79,7 +74,6 @@ import java.util.concurrent.atomic.AtomicLong;
         "Exit codes: 0 ok, 1 wrong results or a failed rank, 2 bad command line." })
 public final class CollCommand implements Callable<Integer>
 {
-    private static final Duration CLUSTER_LIMIT = Duration.ofHours(12);
     /** Largest {@code -w}, as perftest's: an exact count beyond it would run for hours. */
     private static final long MAX_WARMUP_CALLS = 100_000_000L;
 
@@ -268,23 +262,7 @@ public final class CollCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         LocalRun.quietProviderLogs();
-        final int exitCode;
-        if (env)
-        {
-            exitCode = runAsEnvRank(settings, out, err);
-        }
-        else if (rankProcess)
-        {
-            exitCode = runAsRankProcess(settings, out);
-        }
-        else if (settings.threads)
-        {
-            exitCode = runThreads(settings, out, err);
-        }
-        else
-        {
-            exitCode = runProcesses(settings, out, err);
-        }
+        final int exitCode = CollRunner.run(settings, env, rankProcess, out, err);
         return null == toolChart ? exitCode : toolChart.finish(exitCode, err);
     }
 
@@ -551,93 +529,6 @@ public final class CollCommand implements Callable<Integer>
     {
         final CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         return null != parsed && parsed.hasMatchedOption(option);
-    }
-
-    private int runAsEnvRank(final CollSettings settings, final PrintWriter out, final PrintWriter err)
-        throws IOException
-    {
-        final EnvRendezvous rendezvous = EnvRendezvous.from(System.getenv());
-        final long wrong;
-        try (TcpStore store = rendezvous.connect(Duration.ofSeconds(settings.timeoutSeconds)))
-        {
-            wrong = CollRank.run(settings, rendezvous.rank(), rendezvous.worldSize(), store, out);
-        }
-        catch (final RuntimeException ex)
-        {
-            out.flush();
-            err.println("verbs4j coll: rank " + rendezvous.rank() + "/" + rendezvous.worldSize() + " failed: " + ex);
-            return CommandLine.ExitCode.SOFTWARE;
-        }
-        out.flush();
-        if (0 != rendezvous.rank())
-        {
-            out.println("verbs4j coll: rank " + rendezvous.rank() + "/" + rendezvous.worldSize() + " done, " +
-                (0 == wrong ? "no wrong elements" : wrong + " wrong elements"));
-            out.flush();
-        }
-        return 0 == wrong ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
-    }
-
-    private int runAsRankProcess(final CollSettings settings, final PrintWriter out) throws IOException
-    {
-        final int rank = Integer.parseInt(System.getenv(LoopbackCluster.RANK_ENV));
-        final int size = Integer.parseInt(System.getenv(LoopbackCluster.WORLD_SIZE_ENV));
-        try (FileStore store = new FileStore(Path.of(System.getenv(LoopbackCluster.RENDEZVOUS_DIR_ENV))))
-        {
-            CollRank.run(settings, rank, size, store, out);
-        }
-        out.flush();
-        return CommandLine.ExitCode.OK;
-    }
-
-    private int runThreads(final CollSettings settings, final PrintWriter out, final PrintWriter err)
-    {
-        final AtomicLong wrong = new AtomicLong();
-        try
-        {
-            new ThreadCluster(settings.ranks, CLUSTER_LIMIT).run((rank, size, store) ->
-            {
-                final long w = CollRank.run(settings, rank, size, store, out);
-                if (0 == rank)
-                {
-                    wrong.set(w);
-                }
-            });
-        }
-        catch (final ClusterFailedException ex)
-        {
-            out.flush();
-            err.println("verbs4j coll: " + ex.getMessage());
-            return CommandLine.ExitCode.SOFTWARE;
-        }
-        return 0 == wrong.get() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
-    }
-
-    /**
-     * Runs the ranks as {@link LoopbackCluster} processes; rank 0's lines (the table) go to {@code out}.
-     *
-     * @param settings the run.
-     * @param out      the table.
-     * @param err      other ranks' lines and diagnostics.
-     * @return the exit code: 0 if every rank succeeded and every row was right.
-     */
-    static int runProcesses(final CollSettings settings, final PrintWriter out, final PrintWriter err)
-    {
-        final List<String> args = new ArrayList<>();
-        args.add("coll");
-        args.addAll(settings.toArgs());
-        args.add("--rank-process");
-        final RankOutput router = new RankOutput(out, err, true);
-        final ClusterResult result = new LoopbackCluster(settings.ranks).timeout(CLUSTER_LIMIT).output(router)
-            .bindToCores(settings.bindToCores).run(Main.class.getName(), args.toArray(new String[0]));
-        out.flush();
-        err.flush();
-        if (!result.succeeded())
-        {
-            err.println("verbs4j coll: a rank failed: " + result);
-            return CommandLine.ExitCode.SOFTWARE;
-        }
-        return router.failed() || !router.footerSeen() ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
     }
 
     private ParameterException usage(final String message)

@@ -113,7 +113,7 @@ public final class DemoCommand implements Callable<Integer>
 
         out.println("== 2/3 AllReduce, 2 JVM processes over shm, float32 sum (verbs4j coll allreduce)");
         out.flush();
-        final int table = CollCommand.runProcesses(tableSettings(), out, err);
+        final int table = CollRunner.runProcesses(tableSettings(), out, err);
 
         out.println();
         out.println("== 3/3 For scale: the same AllReduce with java.net.Socket, 2 JVM processes over loopback TCP");
