@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Soak: a mixed workload for {@code verbs4j.faults.soakMinutes} (10) minutes with everything sampled every 5 s into
@@ -203,6 +204,7 @@ class SoakSystemTest
             final int[] kind = new int[QPS * WINDOW];
             final long[] remoteAt = new long[QPS * WINDOW];
             final int[] lengths = new int[QPS * WINDOW];
+            final int[] outstanding = new int[QPS * WINDOW];
             final SendRequest send = new SendRequest(1);
             final CompletionBatch batch = new CompletionBatch(64);
             int total = 0;
@@ -248,6 +250,8 @@ class SoakSystemTest
                         final int rc = qps[i].postSend(send);
                         assertEquals(QueuePair.OK, rc, () -> QueuePair.describe(rc));
                         posted[i]++;
+                        outstanding[s]++;
+                        lengths[s] = length;
                     }
                 }
                 final int n = cq.poll(batch);
@@ -255,6 +259,7 @@ class SoakSystemTest
                 {
                     final int s = (int)batch.wrId(c);
                     final int i = s / WINDOW;
+                    outstanding[s]--;
                     assertEquals(WcStatus.name(WcStatus.SUCCESS), WcStatus.name(batch.status(c)), "soak op");
                     if (2 == kind[s])
                     {
@@ -269,7 +274,28 @@ class SoakSystemTest
                 {
                     LockSupport.parkNanos(20_000);
                 }
-                assertTrue(System.nanoTime() < deadline, "soak cycle stalled at " + total);
+                if (System.nanoTime() >= deadline)
+                {
+                    final StringBuilder state = new StringBuilder();
+                    for (int i = 0; i < QPS; i++)
+                    {
+                        state.append(' ').append(posted[i]).append('/').append(done[i]).append(' ')
+                            .append(qps[i].state());
+                    }
+                    for (int s = 0; s < QPS * WINDOW; s++)
+                    {
+                        if (0 != outstanding[s])
+                        {
+                            state.append("; slot ").append(s).append(" kind ").append(kind[s]).append(" length ")
+                                .append(lengths[s]).append(" outstanding ").append(outstanding[s]);
+                        }
+                    }
+                    final int late = cq.poll(batch);
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
+                    state.append("; polled late ").append(late).append(" then ").append(cq.poll(batch));
+                    fail(device.name() + " soak cycle stalled at " + total + "; per queue pair posted/done, state:" +
+                        state);
+                }
             }
             for (final QueuePair qp : qps)
             {

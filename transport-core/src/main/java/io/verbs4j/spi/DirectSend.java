@@ -50,7 +50,7 @@ public final class DirectSend
      */
     boolean tryPost(final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
-        if (!queue.tryEnterDirect())
+        if (!queue.tryEnterDirect(cq, qpNumber))
         {
             return false;
         }

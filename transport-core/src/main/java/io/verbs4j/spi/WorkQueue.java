@@ -225,7 +225,7 @@ public final class WorkQueue extends WorkRecords
                 immediate, cqFlags, qpNumber);
         }
         CURSOR.setRelease(this, pos + 1);
-        DRAIN_LOCK.setRelease(this, 0);
+        releaseDrain();
         if (readyToDrain())
         {
             drain(cq, qpNumber);
@@ -355,7 +355,7 @@ public final class WorkQueue extends WorkRecords
             }
             finally
             {
-                DRAIN_LOCK.setRelease(this, 0);
+                releaseDrain();
             }
         }
         while (readyToDrain());
@@ -365,10 +365,12 @@ public final class WorkQueue extends WorkRecords
      * Opens the queue for a {@link DirectSend direct post}: takes the drain and checks that the queue is idle (every
      * published slot handed to the CQ, no error drained) with a slot free. Posting thread only; never blocks.
      *
+     * @param cq       the queue's completion queue (for the hand-over when the queue is not idle).
+     * @param qpNumber the queue pair's number.
      * @return true if the caller now holds the drain and must call {@link #exitDirect}; false (nothing held) if
      *         another thread is draining or work is outstanding.
      */
-    boolean tryEnterDirect()
+    boolean tryEnterDirect(final BaseCompletionQueue cq, final int qpNumber)
     {
         if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
         {
@@ -377,7 +379,12 @@ public final class WorkQueue extends WorkRecords
         final long pos = posted;
         if (errorDrained || cursor != pos || pos - (long)RELEASED.getAcquire(this) >= depth)
         {
-            DRAIN_LOCK.setRelease(this, 0);
+            // A completer may have found the drain taken meanwhile: hand its slot over, as every holder does.
+            releaseDrain();
+            if (readyToDrain())
+            {
+                drain(cq, qpNumber);
+            }
             return false;
         }
         return true;
@@ -422,7 +429,7 @@ public final class WorkQueue extends WorkRecords
      */
     void exitDirect(final BaseCompletionQueue cq, final int qpNumber)
     {
-        DRAIN_LOCK.setRelease(this, 0);
+        releaseDrain();
         if (readyToDrain())
         {
             drain(cq, qpNumber);
@@ -461,6 +468,19 @@ public final class WorkQueue extends WorkRecords
     {
         return !sendQueue || WcStatus.SUCCESS != status ||
             0 != (IntPair.low(requests[record + WorkRecord.OPCODE_FLAGS]) & SendRequest.SIGNALED);
+    }
+
+    /**
+     * Frees the drain before a look at {@link #readyToDrain()}, with a full fence between the two. A completer that
+     * found the drain taken relies on its holder to hand its slot over (see {@link #drain}); it stores the slot's
+     * DONE state, then fails its CAS on the drain. Were the holder's free a plain release store, x86 could let the
+     * holder's look at the slot state pass that store (a store-load reordering): the holder would read the state from
+     * before the completer's store while the completer still saw the drain taken, and the slot would never reach the
+     * CQ (the soak test lost the last WRITE of a queue pair this way, once in several minutes).
+     */
+    private void releaseDrain()
+    {
+        DRAIN_LOCK.setVolatile(this, 0);
     }
 
     private boolean readyToDrain()

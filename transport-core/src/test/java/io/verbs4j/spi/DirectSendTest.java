@@ -144,7 +144,7 @@ class DirectSendTest
         assertTrue(wq.complete(first, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
         wq.drain(cq, QPN);
         pollAll();
-        assertTrue(wq.tryEnterDirect(), "idle: the drain is free");
+        assertTrue(wq.tryEnterDirect(cq, 1), "idle: the drain is free");
         assertFalse(postDirect(2, SendRequest.SIGNALED), "the drain is held");
         wq.exitDirect(cq, QPN);
         assertTrue(postDirect(3, SendRequest.SIGNALED));
