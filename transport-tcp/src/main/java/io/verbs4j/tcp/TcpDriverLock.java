@@ -79,7 +79,9 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
     /** Releases the driver lock taken with {@link #tryLock()}. */
     void unlock()
     {
-        DRIVER.setRelease(this, 0);
+        // A full fence, not a release store: the holder then looks at PUMP_WANTED, which a poster set before its
+        // tryLock failed; x86 would let that look pass a release store, and both would miss the request.
+        DRIVER.setVolatile(this, 0);
     }
 
     /**
@@ -156,7 +158,8 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
             return;
         }
         ioLocked = false;
-        DRIVER.setRelease(this, 0);
+        // A full fence before the look at the pump request (see unlock()).
+        DRIVER.setVolatile(this, 0);
         while (pending.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
         {
             ioLocked = true;
@@ -167,7 +170,7 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
             finally
             {
                 ioLocked = false;
-                DRIVER.setRelease(this, 0);
+                DRIVER.setVolatile(this, 0);
             }
         }
     }
