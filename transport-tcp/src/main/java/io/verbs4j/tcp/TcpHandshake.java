@@ -160,7 +160,7 @@ final class TcpHandshake
         this.clientSide = clientSide;
         this.listener = listener;
         this.auth = new TcpAuthenticator(configuration.secret(), clientSide);
-        this.frames = new TcpHandshakeFrames(configuration, clientSide, auth);
+        this.frames = new TcpHandshakeFrames(configuration);
     }
 
     /**
@@ -304,22 +304,63 @@ final class TcpHandshake
     }
 
     /**
-     * Whether a handshake frame may come now, given this side's secret and the authentication so far (the rules
-     * are {@link TcpHandshakeFrames}'). A frame that bypasses or contradicts the authentication is refused as an
-     * authentication failure (logged, counted, the peer told why); one that makes no sense at all is left to the
-     * caller as a protocol error.
+     * Whether a handshake frame may come now, given this side's role and secret and the authentication so far. A
+     * frame that bypasses or contradicts the authentication is refused as an authentication failure (logged,
+     * counted, the peer told why); one that makes no sense at all is left to the caller as a protocol error.
      *
      * @return true if the frame may be handled; false if it was refused here (closed) or is a protocol error.
      */
     private boolean admitHandshakeType(final int type)
     {
-        final String refusal = frames.authRefusal(type);
-        if (null != refusal)
+        if (clientSide)
         {
-            refuseAuthentication(refusal);
-            return false;
+            switch (type)
+            {
+                case FrameType.CONNECT_REJECT:
+                    return true;
+                case FrameType.AUTH_CHALLENGE:
+                    if (!auth.isRequired())
+                    {
+                        refuseAuthentication("the listener requires a cluster secret and this side has none (set " +
+                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
+                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")");
+                        return false;
+                    }
+                    return auth.isAwaitingChallenge();
+                case FrameType.CONNECT_ACCEPT:
+                    if (!auth.isAuthenticated())
+                    {
+                        refuseAuthentication("the listener accepted without proving the cluster secret");
+                        return false;
+                    }
+                    return true;
+                default:
+                    return false;
+            }
         }
-        return frames.isExpected(type);
+        switch (type)
+        {
+            case FrameType.AUTH_HELLO:
+                if (!auth.isRequired())
+                {
+                    refuseAuthentication("the connector uses a cluster secret and this listener has none");
+                    return false;
+                }
+                return auth.isAwaitingHello();
+            case FrameType.AUTH_RESPONSE:
+            case FrameType.CONNECT_REJECT:
+                return auth.isAwaitingResponse();
+            case FrameType.CONNECT_REQUEST:
+                if (!auth.isAuthenticated())
+                {
+                    refuseAuthentication("this listener requires the cluster secret and the connector sent no " +
+                        "proof of it");
+                    return false;
+                }
+                return true;
+            default:
+                return false;
+        }
     }
 
     /**

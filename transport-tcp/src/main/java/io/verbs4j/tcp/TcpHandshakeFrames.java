@@ -14,30 +14,24 @@ import io.verbs4j.tcp.protocol.HandshakeFlyweight;
  * The wire side of one connection's {@link TcpHandshake}: the handshake frames it sends (CONNECT_REQUEST and
  * CONNECT_ACCEPT with the queue pair's number, first sequence and heartbeat interval; the AUTH_* proofs; a
  * CONNECT_REJECT, flagged {@link HandshakeFlyweight#FLAG_AUTH_REFUSAL} for an authentication refusal), and the
- * checks of a frame it receives: that it is a handshake frame with the right magic, and whether it may come now,
- * given this side's secret and the authentication so far ({@link TcpAuthenticator}).
+ * check of a frame it receives: that it is a handshake frame with the right magic. Which frame may come now is the
+ * handshake's own state machine ({@link TcpHandshake}).
  * <p>
- * It decides; the handshake acts (protocol errors, refusals, the state). One flyweight serves both directions:
+ * It checks; the handshake acts (protocol errors, refusals, the state). One flyweight serves both directions:
  * after {@link #checkHeader} it stays on the received header for {@link #initialSequence()} and {@link #flags()}
  * until the next frame is encoded. Event loop only.
  */
 final class TcpHandshakeFrames
 {
     private final TcpConfiguration configuration;
-    private final boolean clientSide;
-    private final TcpAuthenticator auth;
     private final HandshakeFlyweight handshake = new HandshakeFlyweight();
 
     /**
      * @param configuration the device's configuration (the heartbeat interval a connect frame announces).
-     * @param clientSide    true on the connecting side.
-     * @param auth          this side of the authentication, whose phase decides which frame may come.
      */
-    TcpHandshakeFrames(final TcpConfiguration configuration, final boolean clientSide, final TcpAuthenticator auth)
+    TcpHandshakeFrames(final TcpConfiguration configuration)
     {
         this.configuration = configuration;
-        this.clientSide = clientSide;
-        this.auth = auth;
     }
 
     /**
@@ -129,93 +123,6 @@ final class TcpHandshakeFrames
     int flags()
     {
         return handshake.flags();
-    }
-
-    /**
-     * Whether a handshake frame of this type bypasses or contradicts the authentication: such a frame is refused
-     * as an authentication failure (logged, counted, the peer told why), not as a protocol error. Asked before
-     * {@link #isExpected}.
-     *
-     * @param type frame type.
-     * @return the reason for the refusal, or null if the frame does not touch the authentication.
-     */
-    String authRefusal(final int type)
-    {
-        if (clientSide)
-        {
-            switch (type)
-            {
-                case FrameType.AUTH_CHALLENGE:
-                    if (!auth.isRequired())
-                    {
-                        return "the listener requires a cluster secret and this side has none (set " +
-                            io.verbs4j.config.ClusterSecret.FILE_PROP_NAME + " or " +
-                            io.verbs4j.config.ClusterSecret.SECRET_ENV_NAME + ")";
-                    }
-                    return null;
-                case FrameType.CONNECT_ACCEPT:
-                    if (!auth.isAuthenticated())
-                    {
-                        return "the listener accepted without proving the cluster secret";
-                    }
-                    return null;
-                default:
-                    return null;
-            }
-        }
-        switch (type)
-        {
-            case FrameType.AUTH_HELLO:
-                if (!auth.isRequired())
-                {
-                    return "the connector uses a cluster secret and this listener has none";
-                }
-                return null;
-            case FrameType.CONNECT_REQUEST:
-                if (!auth.isAuthenticated())
-                {
-                    return "this listener requires the cluster secret and the connector sent no proof of it";
-                }
-                return null;
-            default:
-                return null;
-        }
-    }
-
-    /**
-     * Which handshake frame may come now, given this side's role and the authentication so far; a frame that is
-     * not is a protocol error (one that {@link #authRefusal} refuses never gets here).
-     *
-     * @param type frame type.
-     * @return true if the frame may be handled.
-     */
-    boolean isExpected(final int type)
-    {
-        if (clientSide)
-        {
-            switch (type)
-            {
-                case FrameType.CONNECT_REJECT:
-                case FrameType.CONNECT_ACCEPT:
-                    return true;
-                case FrameType.AUTH_CHALLENGE:
-                    return auth.isAwaitingChallenge();
-                default:
-                    return false;
-            }
-        }
-        switch (type)
-        {
-            case FrameType.AUTH_HELLO:
-                return auth.isAwaitingHello();
-            case FrameType.AUTH_RESPONSE:
-            case FrameType.CONNECT_REJECT:
-                return auth.isAwaitingResponse();
-            case FrameType.CONNECT_REQUEST:
-                return true;
-            default:
-                return false;
-        }
     }
 
     private int heartbeatIntervalUs()
