@@ -215,6 +215,8 @@ public final class WorkQueue extends WorkRecords
         if (cursor != pos || errorDrained ||
             !STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_DONE))
         {
+            // No hand-over needed here: on false the caller completes and drains (the general path), and that drain
+            // takes over whatever a completer left meanwhile.
             DRAIN_LOCK.setRelease(this, 0);
             return false;
         }
@@ -225,11 +227,7 @@ public final class WorkQueue extends WorkRecords
                 immediate, cqFlags, qpNumber);
         }
         CURSOR.setRelease(this, pos + 1);
-        releaseDrain();
-        if (readyToDrain())
-        {
-            drain(cq, qpNumber);
-        }
+        releaseDrainAndHandOver(cq, qpNumber);
         return true;
     }
 
@@ -379,12 +377,7 @@ public final class WorkQueue extends WorkRecords
         final long pos = posted;
         if (errorDrained || cursor != pos || pos - (long)RELEASED.getAcquire(this) >= depth)
         {
-            // A completer may have found the drain taken meanwhile: hand its slot over, as every holder does.
-            releaseDrain();
-            if (readyToDrain())
-            {
-                drain(cq, qpNumber);
-            }
+            releaseDrainAndHandOver(cq, qpNumber);
             return false;
         }
         return true;
@@ -429,11 +422,7 @@ public final class WorkQueue extends WorkRecords
      */
     void exitDirect(final BaseCompletionQueue cq, final int qpNumber)
     {
-        releaseDrain();
-        if (readyToDrain())
-        {
-            drain(cq, qpNumber);
-        }
+        releaseDrainAndHandOver(cq, qpNumber);
     }
 
     /**
@@ -481,6 +470,19 @@ public final class WorkQueue extends WorkRecords
     private void releaseDrain()
     {
         DRAIN_LOCK.setVolatile(this, 0);
+    }
+
+    /**
+     * Lets go of the drain as every holder but {@link #drain} itself must (it loops on the same look): frees it, then
+     * hands over whatever a completer that found it taken left meanwhile.
+     */
+    private void releaseDrainAndHandOver(final BaseCompletionQueue cq, final int qpNumber)
+    {
+        releaseDrain();
+        if (readyToDrain())
+        {
+            drain(cq, qpNumber);
+        }
     }
 
     private boolean readyToDrain()

@@ -158,8 +158,7 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
             return;
         }
         ioLocked = false;
-        // A full fence before the look at the pump request (see unlock()).
-        DRIVER.setVolatile(this, 0);
+        unlock();
         while (pending.isPumpWanted() && DRIVER.compareAndSet(this, 0, 1))
         {
             ioLocked = true;
@@ -170,7 +169,7 @@ final class TcpDriverLock implements TcpReadOwnership.DriverLock
             finally
             {
                 ioLocked = false;
-                DRIVER.setVolatile(this, 0);
+                unlock();
             }
         }
     }
