@@ -238,7 +238,6 @@ class SoakSystemTest
                         {
                             final long at = random.nextInt(REMOTE_BYTES / 2 - length);
                             remoteAt[s] = at;
-                            lengths[s] = length;
                             send.opcode(Opcode.RDMA_READ).sge(mr, slot, length).remote(peer.address() + at,
                                 peer.rkey());
                         }

@@ -77,7 +77,6 @@ class WorkQueueDrainRaceTest
                 cq.poll((wrId, status, opcode, len, imm, flags, qp) -> polled[0]++, 64);
                 assertEquals(2, polled[0], "round " + rounds + ": a completed slot never reached the CQ (drained " +
                     wq.isDrained() + ", posted " + wq.posted() + ", first " + a + ")");
-                wq.release(a + 1);
                 rounds++;
             }
         }
