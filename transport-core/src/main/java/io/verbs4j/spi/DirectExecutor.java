@@ -31,4 +31,17 @@ public interface DirectExecutor
      * @return the bytes transferred (the completion's byte length), or {@link #NOT_DIRECT}.
      */
     long execute(long pos, SendRequest request, AbstractMemoryRegion[] regions, long[] offsets);
+
+    /**
+     * Whether {@link #execute} could ever carry out a request of this opcode. Asked before anything is taken, so a
+     * request the executor never takes (shm: a SEND) pays no exclusion for a refusal. A {@code true} promises
+     * nothing: {@link #execute} may still refuse.
+     *
+     * @param opcode the request's opcode.
+     * @return false only if {@link #execute} would return {@link #NOT_DIRECT} for every request of this opcode.
+     */
+    default boolean mayExecute(int opcode)
+    {
+        return true;
+    }
 }

@@ -13,7 +13,8 @@ import io.verbs4j.SendRequest;
  * an unsignaled success or an inject none (its slot is freed when a later completion is polled).
  * <p>
  * Cost against the ordinary path: the drain try-lock (one CAS) instead of the publish fence, the completion CAS and
- * the drain try-lock; nothing is written to the slot's request arrays and no payload is staged.
+ * the drain try-lock; nothing is written to the slot's request arrays and no payload is staged. A request whose
+ * opcode the executor never takes ({@link DirectExecutor#mayExecute}) costs nothing here: the drain is not taken.
  * <p>
  * Ordering: taken only while every earlier request is completed and handed over, under the drain, so it cannot
  * overtake anything; anything the executor refuses (including every error) goes the ordinary way, which keeps the
@@ -50,7 +51,7 @@ public final class DirectSend
      */
     boolean tryPost(final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
-        if (!queue.tryEnterDirect(cq, qpNumber))
+        if (!executor.mayExecute(request.opcode()) || !queue.tryEnterDirect(cq, qpNumber))
         {
             return false;
         }

@@ -160,4 +160,35 @@ class DirectSendTest
         assertEquals(List.of(), pollAll(), "a request carried out before the error stays a silent success");
         assertFalse(wq.completeOldestPending(WcStatus.RETRY_EXC_ERR), "nothing is pending");
     }
+
+    @Test
+    void shouldNeitherTakeTheDrainNorAskTheExecutorForAnOpcodeItNeverTakes()
+    {
+        final List<Long> asked = new ArrayList<>();
+        final DirectSend writesOnly = new DirectSend(wq, cq, QPN, new DirectExecutor()
+        {
+            public long execute(
+                final long pos, final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
+            {
+                asked.add(pos);
+                return 8;
+            }
+
+            public boolean mayExecute(final int opcode)
+            {
+                return Opcode.RDMA_WRITE == opcode;
+            }
+        });
+        assertTrue(wq.tryEnterDirect(cq, QPN), "free before");
+        wq.exitDirect(cq, QPN);
+        final SendRequest send = new SendRequest(1).wrId(1).opcode(Opcode.SEND).flags(SendRequest.SIGNALED);
+        assertFalse(writesOnly.tryPost(send, new AbstractMemoryRegion[1], new long[1]));
+        assertEquals(List.of(), asked, "the executor is not asked");
+        assertEquals(0, wq.posted(), "nothing taken");
+        assertTrue(wq.tryEnterDirect(cq, QPN), "the drain was left free");
+        wq.exitDirect(cq, QPN);
+        assertTrue(writesOnly.tryPost(write(2, SendRequest.SIGNALED), new AbstractMemoryRegion[1], new long[1]));
+        assertEquals(List.of(0L), asked);
+        assertEquals(List.of("2:SUCCESS:RDMA_WRITE:8:" + QPN), pollAll());
+    }
 }

@@ -43,12 +43,18 @@ final class ShmDirectRma implements DirectExecutor
         this.sender = sender;
     }
 
+    /** {@inheritDoc} WRITE, READ and the atomics; never a SEND or a WRITE with immediate (they need the ring). */
+    public boolean mayExecute(final int opcode)
+    {
+        return Opcode.RDMA_WRITE == opcode || Opcode.RDMA_READ == opcode || Opcode.isAtomic(opcode);
+    }
+
     /** {@inheritDoc} */
     public long execute(
         final long pos, final SendRequest request, final AbstractMemoryRegion[] regions, final long[] offsets)
     {
         final int opcode = request.opcode();
-        if (Opcode.RDMA_WRITE != opcode && Opcode.RDMA_READ != opcode && !Opcode.isAtomic(opcode))
+        if (!mayExecute(opcode))
         {
             return NOT_DIRECT;
         }

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Direct RMA on the posting thread: what it carries out (WRITE over several SGEs, READ, both atomics, on a mapped
@@ -124,6 +126,11 @@ class ShmDirectRmaTest extends ShmPairFixture
             .sge(local, 0, 64).remote(writable.address(), writable.rkey())), "WRITE_WITH_IMM needs a record");
         assertEquals(DirectExecutor.NOT_DIRECT, execute(new SendRequest(1).opcode(Opcode.SEND).sge(local, 0, 64)),
             "SEND needs a record");
+        assertFalse(direct.mayExecute(Opcode.SEND), "a SEND is never asked for");
+        assertFalse(direct.mayExecute(Opcode.SEND_WITH_IMM));
+        assertFalse(direct.mayExecute(Opcode.RDMA_WRITE_WITH_IMM));
+        assertTrue(direct.mayExecute(Opcode.RDMA_WRITE) && direct.mayExecute(Opcode.RDMA_READ) &&
+            direct.mayExecute(Opcode.ATOMIC_FETCH_AND_ADD) && direct.mayExecute(Opcode.ATOMIC_CMP_AND_SWP));
         final MemoryRegion registered = serverPd.register(ByteBuffer.allocateDirect(4096), Access.ALL);
         assertEquals(DirectExecutor.NOT_DIRECT, execute(write.remote(registered.address(), registered.rkey())),
             "a registered buffer is served by its owner");
