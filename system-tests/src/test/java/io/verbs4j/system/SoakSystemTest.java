@@ -17,6 +17,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.verbs4j.Access;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -92,6 +94,7 @@ class SoakSystemTest
         Files.createDirectories(csv.getParent());
         Files.writeString(csv, String.join(",", COLUMNS) + "\n", StandardCharsets.UTF_8);
         final List<long[]> samples = new ArrayList<>();
+        final AtomicReference<Throwable> samplerFailure = new AtomicReference<>();
         final long start = System.nanoTime();
         final long end = start + TimeUnit.MINUTES.toNanos(minutes);
         try (ChildJvm shmPeer = new ChildJvm("soak shm peer", PEER_JVM, FaultPeerMain.class,
@@ -104,23 +107,25 @@ class SoakSystemTest
             {
                 while (!Thread.currentThread().isInterrupted())
                 {
-                    final long[] row = sample(start, shmPeer.pid(), tcpPeer.pid(), shmDir);
-                    synchronized (samples)
-                    {
-                        samples.add(row);
-                    }
                     try
                     {
+                        final long[] row = sample(start, shmPeer.pid(), tcpPeer.pid(), shmDir);
+                        synchronized (samples)
+                        {
+                            samples.add(row);
+                        }
                         Files.writeString(csv, join(row) + "\n", StandardCharsets.UTF_8,
                             java.nio.file.StandardOpenOption.APPEND);
                         Thread.sleep(5_000);
                     }
-                    catch (final IOException ex)
-                    {
-                        throw new IllegalStateException(ex);
-                    }
                     catch (final InterruptedException ex)
                     {
+                        return;
+                    }
+                    catch (final IOException | RuntimeException ex)
+                    {
+                        // Reported at the end: a sampler that died silently would leave the run unsampled.
+                        samplerFailure.set(ex);
                         return;
                     }
                 }
@@ -154,6 +159,7 @@ class SoakSystemTest
             devices[1].close();
             sampler.interrupt();
             sampler.join(10_000);
+            assertNull(samplerFailure.get(), () -> "the sampler stopped: " + samplerFailure.get());
             for (final ChildJvm child : List.of(shmPeer, tcpPeer))
             {
                 final String[] stats = child.call("STATS").split(" ");

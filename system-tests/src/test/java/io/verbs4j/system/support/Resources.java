@@ -4,6 +4,7 @@
 package io.verbs4j.system.support;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -28,6 +29,7 @@ public final class Resources
     public static final int FD_SLACK = 4;
     /** Direct memory a survivor may keep over its baseline. */
     public static final long DIRECT_SLACK_BYTES = 1L << 20;
+    private static final int WALK_ATTEMPTS = 100;
 
     private final int verbsThreads;
     private final List<String> verbsThreadNames;
@@ -138,15 +140,13 @@ public final class Resources
     public static List<String> list(final Path dir)
     {
         // The shm provider keeps its files in a per-user directory below dir; the directory itself is not a leak.
-        try (Stream<Path> files = Files.walk(dir))
+        final List<String> names = new ArrayList<>();
+        for (final Path f : regularFiles(dir))
         {
-            return files.filter(Files::isRegularFile).map(f -> dir.relativize(f).toString()).sorted()
-                .collect(Collectors.toList());
+            names.add(dir.relativize(f).toString());
         }
-        catch (final IOException ex)
-        {
-            return List.of();
-        }
+        names.sort(null);
+        return names;
     }
 
     /**
@@ -156,25 +156,49 @@ public final class Resources
     public static long usedBytes(final Path dir)
     {
         long total = 0;
-        try (Stream<Path> files = Files.walk(dir))
+        for (final Path f : regularFiles(dir))
         {
-            for (final Path f : (Iterable<Path>)files.filter(Files::isRegularFile)::iterator)
+            try
             {
-                try
+                total += Files.size(f); // apparent size: regions and rings are sized at creation
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                // vanished meanwhile
+            }
+        }
+        return total;
+    }
+
+    /**
+     * The regular files below {@code dir}, walked again when a file or directory vanished during the walk (the
+     * stream then throws an unchecked {@code NoSuchFileException}: a provider is creating and deleting its files
+     * meanwhile).
+     *
+     * @return the files, or an empty list if {@code dir} does not exist.
+     * @throws IllegalStateException if no walk completes in {@value #WALK_ATTEMPTS} attempts.
+     */
+    private static List<Path> regularFiles(final Path dir)
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            try (Stream<Path> files = Files.walk(dir))
+            {
+                return files.filter(Files::isRegularFile).collect(Collectors.toList());
+            }
+            catch (final IOException | UncheckedIOException ex)
+            {
+                if (!Files.exists(dir))
                 {
-                    total += Files.size(f); // apparent size: regions and rings are sized at creation
+                    return List.of();
                 }
-                catch (final IOException | RuntimeException ex)
+                if (attempt >= WALK_ATTEMPTS)
                 {
-                    // vanished meanwhile
+                    throw new IllegalStateException("no complete walk of " + dir + " in " + WALK_ATTEMPTS +
+                        " attempts", ex);
                 }
             }
         }
-        catch (final IOException ex)
-        {
-            return 0;
-        }
-        return total;
     }
 
     /** @return live threads named verbs4j-*. */
