@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The verbs4j Authors
+
+package io.verbs4j.collectives.measure;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The JIT clock's reading of the compiler threads' CPU time: only compiler threads count, a thread that ended during
+ * the listing is skipped, and an unreadable task directory makes the clock fall back instead of guessing.
+ */
+class JitActivityTest
+{
+    @TempDir
+    Path tasks;
+
+    private void task(final String tid, final String comm, final String schedstat) throws IOException
+    {
+        final Path dir = Files.createDirectories(tasks.resolve(tid));
+        Files.writeString(dir.resolve("comm"), comm + "\n");
+        if (null != schedstat)
+        {
+            Files.writeString(dir.resolve("schedstat"), schedstat + "\n");
+        }
+    }
+
+    @Test
+    void shouldSumTheCompilerThreadsOnly() throws IOException
+    {
+        task("101", "java", "5000000000 1 1");
+        task("102", "C2 CompilerThre", "12345 678 9");
+        task("103", "C1 CompilerThre", "1000 2 3");
+        task("104", "VM Thread", "777 0 0");
+        assertEquals(13345, JitActivity.compilerCpuNanos(tasks));
+    }
+
+    @Test
+    void shouldSkipAThreadThatEndedDuringTheListing() throws IOException
+    {
+        task("102", "C2 CompilerThre", "500 0 0");
+        Files.createDirectories(tasks.resolve("105")); // listed, then gone: no comm any more
+        assertEquals(500, JitActivity.compilerCpuNanos(tasks));
+    }
+
+    @Test
+    void shouldRefuseWhatItCannotRead() throws IOException
+    {
+        assertEquals(-1, JitActivity.compilerCpuNanos(tasks.resolve("missing")));
+        task("102", "C2 CompilerThre", null);
+        assertEquals(-1, JitActivity.compilerCpuNanos(tasks), "a compiler thread without schedstat");
+    }
+
+    @Test
+    void shouldReadThisJvmsCompilersOnLinux()
+    {
+        final Path self = Path.of("/proc/self/task");
+        assumeTrue(Files.isDirectory(self.resolve(Long.toString(ProcessHandle.current().pid()))) &&
+            Files.exists(self.resolve(Long.toString(ProcessHandle.current().pid())).resolve("schedstat")),
+            "no per-thread schedstat here");
+        final long nanos = JitActivity.compilerCpuNanos(self);
+        assertTrue(nanos > 0, "a JVM that ran the test framework has compiled something: " + nanos);
+        final long startNs = System.nanoTime();
+        for (int i = 0; i < 100; i++)
+        {
+            JitActivity.compilerCpuNanos(self);
+        }
+        final long eachUs = (System.nanoTime() - startNs) / 100 / 1000;
+        assertTrue(JitActivity.compileMillis().getAsLong() >= nanos / 1_000_000L,
+            "the clock reads the same threads (" + eachUs + " us a reading)");
+    }
+}
