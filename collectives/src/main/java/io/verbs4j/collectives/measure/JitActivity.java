@@ -9,6 +9,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,15 +42,17 @@ public final class JitActivity
     /**
      * @return a clock of this JVM's compilation work in milliseconds: the compiler threads' CPU time where the
      * kernel reports it, else the accumulated compilation time of the {@link CompilationMXBean}; a clock that never
-     * moves where neither is available (then a warm-up judges by the call times alone).
+     * moves where neither is available (then a warm-up judges by the call times alone). The clock keeps state (the
+     * threads it has seen): read each one from one thread at a time. A reading costs tens of microseconds.
      */
     public static LongSupplier compileMillis()
     {
-        if (compilerCpuNanos(TASKS) > 0)
+        final CompilerThreadClock compilers = new CompilerThreadClock(TASKS);
+        if (compilers.nanos() > 0)
         {
             return () ->
             {
-                final long nanos = compilerCpuNanos(TASKS);
+                final long nanos = compilers.nanos();
                 return nanos < 0 ? 0 : nanos / 1_000_000L;
             };
         }
@@ -65,37 +71,88 @@ public final class JitActivity
      */
     static long compilerCpuNanos(final Path tasks)
     {
-        if (!Files.isDirectory(tasks))
+        return new CompilerThreadClock(tasks).nanos();
+    }
+
+    /**
+     * The compiler threads' CPU time, read from a task directory. A thread's name is read once (the JVM starts and
+     * stops compiler threads as the queue grows and shrinks, so the listing is taken at every reading): a reading
+     * then costs the listing and one {@code schedstat} per compiler thread. Single-threaded.
+     */
+    static final class CompilerThreadClock
+    {
+        private final Path tasks;
+        private final Map<String, Boolean> compilerByTask = new HashMap<>();
+        private final Map<String, Long> lastNanosByCompiler = new HashMap<>();
+        private final Set<String> listed = new HashSet<>();
+        private long retiredNanos;
+
+        CompilerThreadClock(final Path tasks)
         {
-            return -1;
+            this.tasks = tasks;
         }
-        long total = 0;
-        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks))
+
+        /**
+         * @return the compiler threads' summed on-CPU nanoseconds, those of compiler threads that stopped included
+         *         (so the clock never runs backwards), or -1 if something could not be read.
+         */
+        long nanos()
         {
-            for (final Path thread : threads)
+            if (!Files.isDirectory(tasks))
             {
-                final String name;
-                try
+                return -1;
+            }
+            long total = 0;
+            listed.clear();
+            try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks))
+            {
+                for (final Path thread : threads)
                 {
-                    name = Files.readString(thread.resolve("comm"));
-                }
-                catch (final IOException ex)
-                {
-                    continue; // the thread ended after the listing
-                }
-                if (isCompilerThread(name))
-                {
-                    final String schedstat = Files.readString(thread.resolve("schedstat"));
-                    final int end = schedstat.indexOf(' ');
-                    total += Long.parseLong(end < 0 ? schedstat.trim() : schedstat.substring(0, end));
+                    final String tid = thread.getFileName().toString();
+                    Boolean compiler = compilerByTask.get(tid);
+                    if (null == compiler)
+                    {
+                        try
+                        {
+                            compiler = isCompilerThread(Files.readString(thread.resolve("comm")));
+                        }
+                        catch (final IOException ex)
+                        {
+                            continue; // the thread ended after the listing
+                        }
+                        compilerByTask.put(tid, compiler);
+                    }
+                    if (compiler)
+                    {
+                        final String schedstat = Files.readString(thread.resolve("schedstat"));
+                        final int end = schedstat.indexOf(' ');
+                        final long nanos = Long.parseLong(end < 0 ? schedstat.trim() : schedstat.substring(0, end));
+                        lastNanosByCompiler.put(tid, nanos);
+                        listed.add(tid);
+                        total += nanos;
+                    }
                 }
             }
+            catch (final IOException | RuntimeException ex)
+            {
+                return -1;
+            }
+            if (lastNanosByCompiler.size() > listed.size())
+            {
+                // A compiler thread stopped: its time stays on the clock.
+                lastNanosByCompiler.entrySet().removeIf(e ->
+                {
+                    if (listed.contains(e.getKey()))
+                    {
+                        return false;
+                    }
+                    retiredNanos += e.getValue();
+                    compilerByTask.remove(e.getKey());
+                    return true;
+                });
+            }
+            return retiredNanos + total;
         }
-        catch (final IOException | RuntimeException ex)
-        {
-            return -1;
-        }
-        return total;
     }
 
     private static boolean isCompilerThread(final String name)

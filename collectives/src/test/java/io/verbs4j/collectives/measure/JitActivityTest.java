@@ -77,4 +77,23 @@ class JitActivityTest
         assertTrue(JitActivity.compileMillis().getAsLong() >= nanos / 1_000_000L,
             "the clock reads the same threads (" + eachUs + " us a reading)");
     }
+
+    @Test
+    void shouldReadEachThreadsNameOnceAndFollowThreadsThatComeAndGo() throws IOException
+    {
+        task("102", "C2 CompilerThre", "100 0 0");
+        task("103", "main", "5 0 0");
+        final JitActivity.CompilerThreadClock clock = new JitActivity.CompilerThreadClock(tasks);
+        assertEquals(100, clock.nanos());
+        Files.delete(tasks.resolve("102/comm"));
+        Files.writeString(tasks.resolve("102/schedstat"), "250 0 0\n");
+        assertEquals(250, clock.nanos(), "the name was read once; the time at every reading");
+        task("104", "C1 CompilerThre", "50 0 0");
+        assertEquals(300, clock.nanos(), "a compiler thread started later counts from its first listing");
+        Files.delete(tasks.resolve("102/schedstat"));
+        Files.delete(tasks.resolve("102"));
+        assertEquals(300, clock.nanos(), "a compiler thread that stopped keeps its time on the clock");
+        Files.writeString(tasks.resolve("104/schedstat"), "70 0 0\n");
+        assertEquals(320, clock.nanos(), "and the clock goes on from there");
+    }
 }
