@@ -3,8 +3,6 @@
 
 package io.verbs4j.system;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -181,12 +179,17 @@ final class VerbsKillPoint
 
     private static void removeChildFiles(final Path shmDir, final long childPid, final String name)
     {
-        try (java.util.stream.Stream<Path> files = Files.walk(shmDir))
+        try
         {
-            files.filter(f -> Files.isRegularFile(f) && isOfPoint(f.getFileName().toString(), childPid, name))
-                .forEach(f -> f.toFile().delete());
+            for (final Path f : Resources.regularFiles(shmDir))
+            {
+                if (isOfPoint(f.getFileName().toString(), childPid, name))
+                {
+                    f.toFile().delete();
+                }
+            }
         }
-        catch (final IOException | RuntimeException ignore)
+        catch (final RuntimeException ignore)
         {
             // best effort: the next point's check then reports what is left
         }

@@ -81,9 +81,12 @@ public final class JitActivity
      */
     static final class CompilerThreadClock
     {
+        /** The value of a task that is not a compiler thread. */
+        private static final long NOT_COMPILER = -1;
+
         private final Path tasks;
-        private final Map<String, Boolean> compilerByTask = new HashMap<>();
-        private final Map<String, Long> lastNanosByCompiler = new HashMap<>();
+        /** Every task seen: {@link #NOT_COMPILER}, or a compiler thread's CPU nanoseconds at the last reading. */
+        private final Map<String, Long> nanosByTask = new HashMap<>();
         private final Set<String> listed = new HashSet<>();
         private long retiredNanos;
 
@@ -109,45 +112,48 @@ public final class JitActivity
                 for (final Path thread : threads)
                 {
                     final String tid = thread.getFileName().toString();
-                    Boolean compiler = compilerByTask.get(tid);
-                    if (null == compiler)
+                    Long last = nanosByTask.get(tid);
+                    if (null == last)
                     {
                         try
                         {
-                            compiler = isCompilerThread(Files.readString(thread.resolve("comm")));
+                            last = isCompilerThread(Files.readString(thread.resolve("comm"))) ? 0L : NOT_COMPILER;
                         }
                         catch (final IOException ex)
                         {
                             continue; // the thread ended after the listing
                         }
-                        compilerByTask.put(tid, compiler);
                     }
-                    if (compiler)
+                    listed.add(tid);
+                    if (NOT_COMPILER == last)
                     {
-                        final String schedstat = Files.readString(thread.resolve("schedstat"));
-                        final int end = schedstat.indexOf(' ');
-                        final long nanos = Long.parseLong(end < 0 ? schedstat.trim() : schedstat.substring(0, end));
-                        lastNanosByCompiler.put(tid, nanos);
-                        listed.add(tid);
-                        total += nanos;
+                        nanosByTask.put(tid, NOT_COMPILER);
+                        continue;
                     }
+                    final String schedstat = Files.readString(thread.resolve("schedstat"));
+                    final int end = schedstat.indexOf(' ');
+                    final long nanos = Long.parseLong(end < 0 ? schedstat.trim() : schedstat.substring(0, end));
+                    nanosByTask.put(tid, nanos);
+                    total += nanos;
                 }
             }
             catch (final IOException | RuntimeException ex)
             {
                 return -1;
             }
-            if (lastNanosByCompiler.size() > listed.size())
+            if (nanosByTask.size() > listed.size())
             {
-                // A compiler thread stopped: its time stays on the clock.
-                lastNanosByCompiler.entrySet().removeIf(e ->
+                // Threads ended: forget them; a compiler thread's time stays on the clock.
+                nanosByTask.entrySet().removeIf(e ->
                 {
                     if (listed.contains(e.getKey()))
                     {
                         return false;
                     }
-                    retiredNanos += e.getValue();
-                    compilerByTask.remove(e.getKey());
+                    if (NOT_COMPILER != e.getValue())
+                    {
+                        retiredNanos += e.getValue();
+                    }
                     return true;
                 });
             }

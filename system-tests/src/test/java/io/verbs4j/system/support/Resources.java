@@ -175,10 +175,11 @@ public final class Resources
      * stream then throws an unchecked {@code NoSuchFileException}: a provider is creating and deleting its files
      * meanwhile).
      *
+     * @param dir a directory.
      * @return the files, or an empty list if {@code dir} does not exist.
      * @throws IllegalStateException if no walk completes in {@value #WALK_ATTEMPTS} attempts.
      */
-    private static List<Path> regularFiles(final Path dir)
+    public static List<Path> regularFiles(final Path dir)
     {
         for (int attempt = 1; ; attempt++)
         {
