@@ -66,6 +66,8 @@ final class ShmSender
     private final SingleWriterCounters counters;
     private final int eagerLimit;
     private final ShmSendWindow window;
+    private final ShmOwedAck owedAck = new ShmOwedAck();
+    private final ShmAckWatch ackWatch = new ShmAckWatch();
     private final int rnrRetry;
     private final long rnrTimerNs;
     private final ShmEagerMessages eager;
@@ -115,7 +117,7 @@ final class ShmSender
             config.sendDepth() + ShmSendWindow.FRAGMENT_WINDOW));
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
-        this.eager = new ShmEagerMessages(this, window, sq, qp.recvQueue());
+        this.eager = new ShmEagerMessages(this, window, owedAck, sq, qp.recvQueue());
         this.rendezvous = new ShmRendezvousPull(this, window, sq, qp.recvQueue());
         this.served = new ShmServedRequests(this, window, sq, qp.domain().keys());
     }
@@ -123,6 +125,24 @@ final class ShmSender
     ShmEagerMessages eager()
     {
         return eager;
+    }
+
+    /** @return the records in flight and the acknowledgements taken. */
+    ShmSendWindow window()
+    {
+        return window;
+    }
+
+    /** @return the acknowledgement this side owes the peer, which its inline SENDs carry. */
+    ShmOwedAck owedAck()
+    {
+        return owedAck;
+    }
+
+    /** @return when this side reads the peer's acknowledgement line. */
+    ShmAckWatch ackWatch()
+    {
+        return ackWatch;
     }
 
     ShmRendezvousPull rendezvous()
@@ -141,6 +161,8 @@ final class ShmSender
         nextToTransmit = sq.posted();
         highWater = nextToTransmit;
         window.reset();
+        owedAck.reset();
+        ackWatch.reset();
         dataWrittenPos = -1;
         stalled = false;
         ringFull = false;
@@ -518,8 +540,18 @@ final class ShmSender
      */
     boolean mayHaveWork(final ShmConnection c)
     {
-        return c.peerAckedMsn() != window.ackedSeenAcquire() || c.peerRnrCount() != rnrCountSeen ||
-            (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
+        // The acknowledgement line only when due (ShmAckWatch); greater, not different: a value below what records
+        // carried is old news.
+        if (ackWatch.lineDue())
+        {
+            if (c.peerAckedMsn() > window.ackedSeenAcquire())
+            {
+                return true;
+            }
+            ackWatch.lineQuiet();
+        }
+        return c.peerRnrCount() != rnrCountSeen || (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() ||
+            pumpNeeded();
     }
 
     /**

@@ -95,7 +95,7 @@ class ProtocolLayoutTest
         assertEquals(4608, ConnectionSegmentDescriptor.RINGS_OFFSET);
         assertTrue(ConnectionSegmentDescriptor.RESPONSE_OFFSET + ShmConfiguration.MAX_PRIVATE_DATA_LENGTH <=
             ConnectionSegmentDescriptor.RINGS_OFFSET);
-        assertEquals(0, ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
+        assertEquals(64, ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
         assertEquals(8, ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
         assertEquals(16, ConnectionSegmentDescriptor.RNR_MSN_OFFSET);
         assertEquals(24, ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
