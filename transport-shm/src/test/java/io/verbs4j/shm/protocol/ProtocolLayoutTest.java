@@ -22,7 +22,7 @@ class ProtocolLayoutTest
     @Test
     void shouldPinSegmentHeader()
     {
-        assertEquals(2, SegmentHeader.VERSION);
+        assertEquals(3, SegmentHeader.VERSION);
         assertEquals(0, SegmentHeader.MAGIC_OFFSET);
         assertEquals(4, SegmentHeader.VERSION_OFFSET);
         assertEquals(8, SegmentHeader.PID_OFFSET);
