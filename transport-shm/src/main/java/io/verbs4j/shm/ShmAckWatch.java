@@ -19,10 +19,12 @@ package io.verbs4j.shm;
  *       read only when one is overdue, after {@value #OVERDUE_LOOKS} looks without an acknowledgement, or after
  *       {@value #OVERDUE_NS} ns of them (checked every {@value #CLOCK_EVERY} looks), or when the peer has closed.</li>
  *   <li>Back to line mode as soon as a read of the line finds an acknowledgement the records had not carried (the
- *       peer stopped answering, or answers with something else).</li>
+ *       peer stopped answering, or answers with something else), and the run needed to leave it again doubles, up to
+ *       {@value #MAX_CARRIED_RUN} rounds.</li>
  * </ul>
  * The cost of a wrong guess is bounded: an acknowledgement that only the line has is seen after at most those looks
- * or that time. What the peer acknowledged, and when it did, do not change: only when this side looks.
+ * or that time, and a workload that keeps changing between answering and not pays it ever more rarely. What the peer
+ * acknowledged, and when it did, do not change: only when this side looks.
  * <p>
  * Threading: {@link #afterRound} by the holder of the receive lock; {@link #lineDue} from looks with or without it.
  * The look count and the mode are plain fields: a racy update can only make a read of the line happen earlier or
@@ -32,6 +34,8 @@ final class ShmAckWatch
 {
     /** Rounds in a row with acknowledgements on records and none new on the line, before carried mode. */
     static final int CARRIED_RUN = 8;
+    /** The most the run before carried mode grows to after returns to line mode. */
+    static final int MAX_CARRIED_RUN = 1024;
     /** Looks without an acknowledgement after which carried mode reads the line. */
     static final int OVERDUE_LOOKS = 256;
     /** Time without an acknowledgement after which carried mode reads the line. */
@@ -43,6 +47,7 @@ final class ShmAckWatch
     private boolean carried;
     private boolean overdue;
     private int run;
+    private int runNeeded = CARRIED_RUN;
     private int looks;
     private long waitingSinceNs;
 
@@ -70,6 +75,7 @@ final class ShmAckWatch
         carried = false;
         overdue = false;
         run = 0;
+        runNeeded = CARRIED_RUN;
         looks = 0;
         waitingSinceNs = 0;
     }
@@ -135,6 +141,10 @@ final class ShmAckWatch
         if (lineAck > fromRecords)
         {
             // The line had one the records did not carry: they are not (or no longer) the way acknowledgements come.
+            if (carried)
+            {
+                runNeeded = Math.min(2 * runNeeded, MAX_CARRIED_RUN);
+            }
             carried = false;
             overdue = false;
             run = 0;
@@ -149,7 +159,7 @@ final class ShmAckWatch
         if (carriedAck > seenBefore)
         {
             looks = 0;
-            if (!carried && lineAck >= 0 && ++run >= CARRIED_RUN)
+            if (!carried && lineAck >= 0 && ++run >= runNeeded)
             {
                 carried = true;
             }

@@ -122,6 +122,29 @@ class ShmAckWatchTest
     }
 
     @Test
+    void shouldNeedALongerRunAfterEachReturnToLineModeUpToABound()
+    {
+        long seen = enterCarriedMode();
+        int expectedRun = ShmAckWatch.CARRIED_RUN;
+        for (int flap = 0; flap < 12; flap++)
+        {
+            watch.afterRound(seen + 1, -1, seen);
+            seen++;
+            assertFalse(watch.isCarried());
+            expectedRun = Math.min(2 * expectedRun, ShmAckWatch.MAX_CARRIED_RUN);
+            for (int i = 0; i < expectedRun; i++)
+            {
+                assertFalse(watch.isCarried(), "flap " + flap + ": carried after " + i + " of " + expectedRun);
+                watch.afterRound(seen + 1, seen + 1, seen);
+                seen++;
+            }
+            assertTrue(watch.isCarried(), "flap " + flap);
+        }
+        watch.reset();
+        enterCarriedMode();
+    }
+
+    @Test
     void shouldNotEnterCarriedModeOnRoundsWithoutCarriedAcknowledgements()
     {
         for (int i = 0; i < 4 * ShmAckWatch.CARRIED_RUN; i++)
