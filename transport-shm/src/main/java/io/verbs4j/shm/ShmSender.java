@@ -24,8 +24,9 @@ import org.agrona.BitUtil;
  * ({@link #sendRecord}, this provider's {@code send_ops} table): {@link ShmEagerMessages} (inline records and
  * fragments), {@link ShmRendezvousPull} (a list of sources the peer copies from); one-sided work on a peer's
  * registered buffer goes to {@link ShmServedRequests}. Every record is numbered by a message sequence number (MSN)
- * and tracked ({@link ShmSendWindow}) until the peer acknowledges it through its control block; a full ring stops
- * the pump, progress resumes it (back-pressure never surfaces as an exception).
+ * and tracked ({@link ShmSendWindow}) until the peer acknowledges it, on its control block's acked line or on an
+ * inline SEND of its own ({@link ShmOwedAck}; which of the two this side reads while it waits is {@link ShmAckWatch}'s
+ * call); a full ring stops the pump, progress resumes it (back-pressure never surfaces as an exception).
  * <p>
  * <b>Acknowledgements</b> ({@link #processAcks}): completes what the peer acknowledged, fails the request the peer
  * reported an error for, and on an RNR NAK asks the pump to rewind: after {@code rnrTimerNs} it retransmits from the
