@@ -48,13 +48,10 @@ public final class JitActivity
     public static LongSupplier compileMillis()
     {
         final CompilerThreadClock compilers = new CompilerThreadClock(TASKS);
-        if (compilers.nanos() > 0)
+        final long first = compilers.nanos();
+        if (first > 0)
         {
-            return () ->
-            {
-                final long nanos = compilers.nanos();
-                return nanos < 0 ? 0 : nanos / 1_000_000L;
-            };
+            return millis(compilers, first);
         }
         final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (null == jit || !jit.isCompilationTimeMonitoringSupported())
@@ -62,6 +59,27 @@ public final class JitActivity
             return NONE;
         }
         return jit::getTotalCompilationTime;
+    }
+
+    /**
+     * @param compilers  the compiler threads' clock.
+     * @param firstNanos its first reading.
+     * @return its readings in milliseconds; a reading that fails (a thread that ended between the listing and its
+     *         {@code schedstat}, a transient error of {@code /proc}) repeats the last good one, so the clock neither
+     *         runs backwards nor jumps when the next reading succeeds.
+     */
+    static LongSupplier millis(final CompilerThreadClock compilers, final long firstNanos)
+    {
+        final long[] lastMillis = { Math.max(0, firstNanos) / 1_000_000L };
+        return () ->
+        {
+            final long nanos = compilers.nanos();
+            if (nanos >= 0)
+            {
+                lastMillis[0] = nanos / 1_000_000L;
+            }
+            return lastMillis[0];
+        };
     }
 
     /**

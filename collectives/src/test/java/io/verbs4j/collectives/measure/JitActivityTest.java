@@ -96,4 +96,20 @@ class JitActivityTest
         Files.writeString(tasks.resolve("104/schedstat"), "70 0 0\n");
         assertEquals(320, clock.nanos(), "and the clock goes on from there");
     }
+
+    @Test
+    void shouldRepeatTheLastGoodReadingWhenOneFails() throws IOException
+    {
+        task("102", "C2 CompilerThre", "3000000 0 0");
+        final JitActivity.CompilerThreadClock clock = new JitActivity.CompilerThreadClock(tasks);
+        final java.util.function.LongSupplier millis = JitActivity.millis(clock, clock.nanos());
+        assertEquals(3, millis.getAsLong());
+        Files.writeString(tasks.resolve("102/schedstat"), "5000000 0 0\n");
+        assertEquals(5, millis.getAsLong());
+        Files.delete(tasks.resolve("102/schedstat")); // listed, schedstat gone: this reading fails
+        assertEquals(-1, clock.nanos());
+        assertEquals(5, millis.getAsLong(), "not 0: a failed reading would look like a jump back and then forward");
+        Files.writeString(tasks.resolve("102/schedstat"), "9000000 0 0\n");
+        assertEquals(9, millis.getAsLong());
+    }
 }
