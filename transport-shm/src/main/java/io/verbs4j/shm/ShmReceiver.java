@@ -53,9 +53,6 @@ final class ShmReceiver implements ControlledMessageHandler
     private final ShmQueuePair qp;
     private final WorkQueue rq;
     private final ShmSender sender;
-    private final ShmSendWindow window;
-    private final ShmOwedAck owedAck;
-    private final ShmAckWatch ackWatch;
     private final ShmEagerMessages eager;
     private final ShmRendezvousPull rendezvous;
     private final ShmServedRequests served;
@@ -70,8 +67,6 @@ final class ShmReceiver implements ControlledMessageHandler
     private long expectedMsn;
     private long publishedAck;
     private long nakCount;
-    /** The highest acknowledgement the records read in this round carried (widened), or -1. */
-    private long carriedIn = -1;
     private boolean broken;
     private boolean remoteErrorSent;
     private ShmConnection reading;
@@ -92,9 +87,6 @@ final class ShmReceiver implements ControlledMessageHandler
         this.qp = qp;
         this.rq = qp.recvQueue();
         this.sender = sender;
-        this.window = sender.window();
-        this.owedAck = sender.owedAck();
-        this.ackWatch = sender.ackWatch();
         this.eager = sender.eager();
         this.rendezvous = sender.rendezvous();
         this.served = sender.served();
@@ -178,7 +170,6 @@ final class ShmReceiver implements ControlledMessageHandler
             final boolean peerClosed = c.peerClosed();
             int work = 0;
             reading = c;
-            carriedIn = -1;
             try
             {
                 work += c.in.controlledRead(this, READ_LIMIT);
@@ -194,7 +185,6 @@ final class ShmReceiver implements ControlledMessageHandler
                 publishedAck = expectedMsn;
                 c.putAcked(expectedMsn);
             }
-            owedAck.taken(expectedMsn);
             if (broken)
             {
                 qp.enterError();
@@ -202,12 +192,8 @@ final class ShmReceiver implements ControlledMessageHandler
             }
             // The acknowledgement first, then the limit: the limit is released before a record is committed, so
             // one read after an acknowledgement covers every record that acknowledgement can count. Read the other
-            // way round, records committed in between (by a posting thread) look acknowledged but never sent. The
-            // records read above come first: what they carried is never more than the line holds by then.
-            // The line only when due (ShmAckWatch), and always once the peer has closed (its last acknowledgements).
-            final long seenBefore = window.ackedSeen();
-            final long lineAck = peerClosed || ackWatch.lineDue() ? c.peerAckedMsn() : -1;
-            final long peerAcked = Math.max(lineAck, carriedIn);
+            // way round, records committed in between (by a posting thread) look acknowledged but never sent.
+            final long peerAcked = c.peerAckedMsn();
             final long trackedMsnLimit = sender.trackedMsnLimit();
             if (peerAcked > trackedMsnLimit)
             {
@@ -219,7 +205,6 @@ final class ShmReceiver implements ControlledMessageHandler
                 qp.enterError();
                 return work + 1;
             }
-            ackWatch.afterRound(lineAck, carriedIn, seenBefore);
             work += sender.processAcks(c, peerAcked);
             if (peerClosed && QpState.ERROR != qp.state())
             {
@@ -266,11 +251,6 @@ final class ShmReceiver implements ControlledMessageHandler
         if (SegmentHeader.VERSION != record.version())
         {
             return protocolError(c, type, length, "short record or unknown version");
-        }
-        if (FrameDescriptor.TYPE_SEND_INLINE == type && 0 != (record.flags() & FrameDescriptor.FLAG_ACK))
-        {
-            // The peer's acknowledgement of this side's records, taken even from a record skipped below.
-            carriedIn = Math.max(carriedIn, window.widenAck(record.sourceCount()));
         }
         final long msn = record.msn();
         if (msn != expectedMsn || remoteErrorSent)

@@ -24,9 +24,8 @@ import org.agrona.BitUtil;
  * ({@link #sendRecord}, this provider's {@code send_ops} table): {@link ShmEagerMessages} (inline records and
  * fragments), {@link ShmRendezvousPull} (a list of sources the peer copies from); one-sided work on a peer's
  * registered buffer goes to {@link ShmServedRequests}. Every record is numbered by a message sequence number (MSN)
- * and tracked ({@link ShmSendWindow}) until the peer acknowledges it, on its control block's acked line or on an
- * inline SEND of its own ({@link ShmOwedAck}; which of the two this side reads while it waits is {@link ShmAckWatch}'s
- * call); a full ring stops the pump, progress resumes it (back-pressure never surfaces as an exception).
+ * and tracked ({@link ShmSendWindow}) until the peer acknowledges it through its control block; a full ring stops
+ * the pump, progress resumes it (back-pressure never surfaces as an exception).
  * <p>
  * <b>Acknowledgements</b> ({@link #processAcks}): completes what the peer acknowledged, fails the request the peer
  * reported an error for, and on an RNR NAK asks the pump to rewind: after {@code rnrTimerNs} it retransmits from the
@@ -67,8 +66,6 @@ final class ShmSender
     private final SingleWriterCounters counters;
     private final int eagerLimit;
     private final ShmSendWindow window;
-    private final ShmOwedAck owedAck = new ShmOwedAck();
-    private final ShmAckWatch ackWatch = new ShmAckWatch();
     private final int rnrRetry;
     private final long rnrTimerNs;
     private final ShmEagerMessages eager;
@@ -118,7 +115,7 @@ final class ShmSender
             config.sendDepth() + ShmSendWindow.FRAGMENT_WINDOW));
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
-        this.eager = new ShmEagerMessages(this, window, owedAck, sq, qp.recvQueue());
+        this.eager = new ShmEagerMessages(this, window, sq, qp.recvQueue());
         this.rendezvous = new ShmRendezvousPull(this, window, sq, qp.recvQueue());
         this.served = new ShmServedRequests(this, window, sq, qp.domain().keys());
     }
@@ -126,24 +123,6 @@ final class ShmSender
     ShmEagerMessages eager()
     {
         return eager;
-    }
-
-    /** @return the records in flight and the acknowledgements taken. */
-    ShmSendWindow window()
-    {
-        return window;
-    }
-
-    /** @return the acknowledgement this side owes the peer, which its inline SENDs carry. */
-    ShmOwedAck owedAck()
-    {
-        return owedAck;
-    }
-
-    /** @return when this side reads the peer's acknowledgement line. */
-    ShmAckWatch ackWatch()
-    {
-        return ackWatch;
     }
 
     ShmRendezvousPull rendezvous()
@@ -162,8 +141,6 @@ final class ShmSender
         nextToTransmit = sq.posted();
         highWater = nextToTransmit;
         window.reset();
-        owedAck.reset();
-        ackWatch.reset();
         dataWrittenPos = -1;
         stalled = false;
         ringFull = false;
@@ -541,18 +518,8 @@ final class ShmSender
      */
     boolean mayHaveWork(final ShmConnection c)
     {
-        // The acknowledgement line only when due (ShmAckWatch); greater, not different: a value below what records
-        // carried is old news.
-        if (ackWatch.lineDue())
-        {
-            if (c.peerAckedMsn() > window.ackedSeenAcquire())
-            {
-                return true;
-            }
-            ackWatch.lineQuiet();
-        }
-        return c.peerRnrCount() != rnrCountSeen || (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() ||
-            pumpNeeded();
+        return c.peerAckedMsn() != window.ackedSeenAcquire() || c.peerRnrCount() != rnrCountSeen ||
+            (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
     }
 
     /**
