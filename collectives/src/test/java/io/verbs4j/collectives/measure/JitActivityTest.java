@@ -6,6 +6,7 @@ package io.verbs4j.collectives.measure;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,7 +103,7 @@ class JitActivityTest
     {
         task("102", "C2 CompilerThre", "3000000 0 0");
         final JitActivity.CompilerThreadClock clock = new JitActivity.CompilerThreadClock(tasks);
-        final java.util.function.LongSupplier millis = JitActivity.millis(clock, clock.nanos());
+        final LongSupplier millis = JitActivity.millis(clock, clock.nanos());
         assertEquals(3, millis.getAsLong());
         Files.writeString(tasks.resolve("102/schedstat"), "5000000 0 0\n");
         assertEquals(5, millis.getAsLong());
