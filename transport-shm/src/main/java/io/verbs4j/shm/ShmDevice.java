@@ -333,9 +333,21 @@ public final class ShmDevice extends AbstractDevice
         }
     }
 
+    /**
+     * Runs {@code task} inside the device's progress, waiting for a round under way to end (setup path; never from
+     * the progress's own thread).
+     *
+     * @param task what to run.
+     */
     void progressExclusive(final Runnable task)
     {
         progress.runExclusive(task);
+    }
+
+    /** @return whether the calling thread is inside the device's progress; meaningful only in an {@code assert}. */
+    boolean holdsProgress()
+    {
+        return progress.heldByCurrentThread();
     }
 
     synchronized void addActive(final ShmQueuePair qp)

@@ -24,7 +24,7 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * <p>
  * Threading: the send half ({@code send*}) runs in the pump, under {@link ShmSender}'s send-side lock, whose holder
  * owns the fragment cursor ({@code fragPos}, {@code fragDone}); the receive half ({@link #receiveInline},
- * {@link #onFragment}) runs in progress under {@link ShmReceiver}'s receive lock, whose holder owns the reassembly
+ * {@link #onFragment}) runs in the device's progress ({@link ShmReceiver}), whose holder owns the reassembly
  * cursor ({@code fragRecvPos}, {@code fragRecvDone}).
  */
 final class ShmEagerMessages
@@ -39,7 +39,7 @@ final class ShmEagerMessages
     private long fragPos = -1;
     private long fragDone;
 
-    // Receive side, owned by the holder of the receive lock.
+    // Receive side, owned by the holder of the device's progress.
     private long fragRecvPos = -1;
     private long fragRecvDone;
 

@@ -16,9 +16,9 @@ import io.verbs4j.spi.RegionMemory;
  * SENDs from them are copied through the ring (see README).
  * <p>
  * Closing a region while posted work requests still name it is safe: every copy of local memory happens under a
- * queue pair's send or receive lock, after checking the region is open; {@link #release()} first waits until no
- * queue pair of the domain is inside such a copy, then unmaps. Requests that reach a closed region complete with
- * {@code LOC_PROT_ERR}.
+ * queue pair's send lock or inside the device's progress, after checking the region is open; {@link #release()}
+ * first waits until no queue pair of the domain is inside such a copy, then unmaps. Requests that reach a closed
+ * region complete with {@code LOC_PROT_ERR}.
  */
 public final class ShmMemoryRegion extends AbstractMemoryRegion
 {

@@ -32,9 +32,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * A region mapping is retired as soon as this side sees that the peer deregistered the region (a lookup finds the
  * cached entry invalid, or the periodic {@link #reclaim()} does), and unmapped once every user has been seen outside
- * its send and receive locks since then: copies into peer memory only run under those locks, right after the
- * entry's control word was checked, so no copy can be inside a mapping when it goes. The rest go when the last
- * user disconnects.
+ * its send lock since then, in the device's progress: copies into peer memory only run under that lock or inside
+ * the progress, right after the entry's control word was checked, so no copy can be inside a mapping when it goes.
+ * The rest go when the last user disconnects.
  */
 final class ShmPeer
 {
@@ -91,18 +91,19 @@ final class ShmPeer
 
     private static final ShmQueuePair[] NO_USERS = new ShmQueuePair[0];
 
-    /** A mapping the peer deregistered, waiting for every user to leave its locks once. */
+    /**
+     * A mapping the peer deregistered, waiting for every user's send side to leave its lock once. The receive sides
+     * need no look: they run only inside the device's progress, as the housekeeping that looks does.
+     */
     private static final class Retired
     {
         final RegionMemory memory;
         final ShmQueuePair[] sendSides;
-        final ShmQueuePair[] recvSides;
 
         Retired(final RegionMemory memory, final ShmQueuePair[] users)
         {
             this.memory = memory;
             this.sendSides = users.clone();
-            this.recvSides = users.clone();
         }
 
         boolean quiescent()
@@ -114,11 +115,7 @@ final class ShmPeer
                 {
                     sendSides[i] = null;
                 }
-                if (null != recvSides[i] && !recvSides[i].isRecvLocked())
-                {
-                    recvSides[i] = null;
-                }
-                all &= null == sendSides[i] && null == recvSides[i];
+                all &= null == sendSides[i];
             }
             return all;
         }

@@ -18,9 +18,11 @@ import org.agrona.concurrent.Agent;
 final class ShmProgress implements Agent, Progress
 {
     private static final VarHandle LOCK;
+    private static final boolean ASSERTIONS_ON;
 
     static
     {
+        ASSERTIONS_ON = ShmProgress.class.desiredAssertionStatus();
         try
         {
             LOCK = MethodHandles.lookup().findVarHandle(ShmProgress.class, "lock", int.class);
@@ -35,6 +37,8 @@ final class ShmProgress implements Agent, Progress
     private final String roleName;
     @SuppressWarnings("unused")
     private volatile int lock;
+    /** The thread inside, kept only when assertions are on (for {@link #heldByCurrentThread()}). */
+    private Thread holder;
 
     ShmProgress(final ShmDevice device)
     {
@@ -49,13 +53,14 @@ final class ShmProgress implements Agent, Progress
         {
             return 0;
         }
+        enter();
         try
         {
             return device.doProgress();
         }
         finally
         {
-            LOCK.setRelease(this, 0);
+            exit();
         }
     }
 
@@ -67,18 +72,46 @@ final class ShmProgress implements Agent, Progress
      */
     void runExclusive(final Runnable task)
     {
+        assert !heldByCurrentThread() : "the progress's own thread waiting for the progress would wait for ever";
         while (!LOCK.compareAndSet(this, 0, 1))
         {
             Thread.yield();
         }
+        enter();
         try
         {
             task.run();
         }
         finally
         {
-            LOCK.setRelease(this, 0);
+            exit();
         }
+    }
+
+    /**
+     * @return whether the calling thread is inside the progress (a round or an exclusive task); always false when
+     *         assertions are off, so call it only in an {@code assert}.
+     */
+    boolean heldByCurrentThread()
+    {
+        return ASSERTIONS_ON && 1 == (int)LOCK.getVolatile(this) && Thread.currentThread() == holder;
+    }
+
+    private void enter()
+    {
+        if (ASSERTIONS_ON)
+        {
+            holder = Thread.currentThread();
+        }
+    }
+
+    private void exit()
+    {
+        if (ASSERTIONS_ON)
+        {
+            holder = null;
+        }
+        LOCK.setRelease(this, 0);
     }
 
     /** {@inheritDoc} */

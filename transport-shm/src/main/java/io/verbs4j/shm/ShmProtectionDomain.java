@@ -24,6 +24,9 @@ import org.agrona.BufferUtil;
 public final class ShmProtectionDomain extends AbstractProtectionDomain
 {
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Runnable NOTHING = () ->
+    {
+    };
 
     private final ShmDevice device;
     private final long pdId;
@@ -89,14 +92,16 @@ public final class ShmProtectionDomain extends AbstractProtectionDomain
 
     /**
      * Waits until no queue pair of this domain is inside a copy of local memory (setup path: region close). Every
-     * such copy runs under the queue pair's send or receive lock and checks that its regions are open first.
+     * such copy checks that its regions are open first, and runs either under its queue pair's send lock (posting
+     * threads, the pump) or inside the device's progress (the receive side): both are waited out once.
      */
     void awaitNoCopyInProgress()
     {
         for (final AbstractQueuePair qp : queuePairs())
         {
-            ((ShmQueuePair)qp).awaitUnlocked();
+            ((ShmQueuePair)qp).awaitSendUnlocked();
         }
+        device.progressExclusive(NOTHING);
     }
 
     /** {@inheritDoc} */

@@ -35,8 +35,8 @@ import io.verbs4j.stat.SingleWriterCounters;
  *   run by the device's one driver, {@link ShmProgress}.</li>
  * </ul>
  * <p>
- * Threading: the life cycle (connect, reset, close) runs on the application's setup path; it takes both sides'
- * locks (waiting for their holders) while it binds or unbinds.
+ * Threading: the life cycle (connect, reset, close) runs on the application's setup path; it unbinds inside the
+ * device's progress with the send side's lock taken (waiting for their holders).
  */
 public final class ShmQueuePair extends AbstractQueuePair
 {
@@ -49,8 +49,8 @@ public final class ShmQueuePair extends AbstractQueuePair
 
     private final ShmDevice device;
     private final ShmProtectionDomain shmPd;
-    /** Data-path counters: the send-side ones written under the send lock, the receive-side ones under the receive
-     *  lock. */
+    /** Data-path counters: the send-side ones written under the send lock, the receive-side ones inside the device's
+     *  progress. */
     private final SingleWriterCounters counters;
     private final ShmSender sender;
     private final ShmReceiver receiver;
@@ -183,10 +183,11 @@ public final class ShmQueuePair extends AbstractQueuePair
     private void unbind(final boolean retire)
     {
         device.removeActive(this);
+        // Inside the progress, the receive side is not running (it has no lock of its own); the send side's lock is
+        // retired for posting threads.
         device.progressExclusive(() ->
         {
             sender.retire();
-            receiver.retire();
             final ShmConnection c = connection;
             connection = null;
             receiver.forgetPeer();
@@ -201,19 +202,17 @@ public final class ShmQueuePair extends AbstractQueuePair
             if (!retire)
             {
                 sender.unlock();
-                receiver.unlock();
             }
         });
     }
 
     /**
-     * Waits until neither the send side nor the receive side of this queue pair is running (each observed free or
-     * retired once). Setup path only, never from inside this queue pair's own progress.
+     * Waits until the send side of this queue pair is not running (observed free or retired once). Setup path only;
+     * the receive side runs inside the device's progress, which {@link ShmDevice#progressExclusive} waits for.
      */
-    void awaitUnlocked()
+    void awaitSendUnlocked()
     {
         sender.awaitUnlocked();
-        receiver.awaitUnlocked();
     }
 
     boolean isSendLocked()
@@ -221,13 +220,8 @@ public final class ShmQueuePair extends AbstractQueuePair
         return sender.isLocked();
     }
 
-    boolean isRecvLocked()
-    {
-        return receiver.isLocked();
-    }
-
     /**
-     * One round of this queue pair's progress (see {@link ShmReceiver#doWork()}). Called by the device's progress
+     * One round of this queue pair's progress (see {@link ShmReceiver#doWork()}). Called inside the device's progress
      * only.
      *
      * @return work done.

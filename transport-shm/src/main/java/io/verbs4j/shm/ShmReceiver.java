@@ -3,9 +3,6 @@
 
 package io.verbs4j.shm;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 import io.verbs4j.CompletionHandler;
 import io.verbs4j.Opcode;
 import io.verbs4j.QpState;
@@ -28,27 +25,15 @@ import org.agrona.concurrent.ControlledMessageHandler;
  * sender, after {@code rnrTimerNs}, retransmits from the refused MSN (go-back-N, as RC does). A malformed record
  * (short, unknown version or type, inconsistent lengths) moves the connection to ERROR.
  * <p>
- * Threading: the device's progress only ({@link ShmProgress}, the one driver), under this side's receive try-lock,
- * so a single receiving thread per queue pair; it owns the expected MSN, the acknowledgement published, the NAK
- * count and the error flags. Region close and the retirement of a peer's mapping wait for the lock.
+ * Threading: the device's progress only ({@link ShmProgress}, the one driver; asserted), so a single receiving
+ * thread per queue pair at a time, and no lock of its own: whoever holds the progress owns the expected MSN, the
+ * acknowledgement published, the NAK count and the error flags. Unbinding, region close and the retirement of a
+ * peer's mapping wait for the progress ({@link ShmDevice#progressExclusive}).
  */
 final class ShmReceiver implements ControlledMessageHandler
 {
     private static final System.Logger LOG = System.getLogger("io.verbs4j.shm");
-    private static final VarHandle RECV_LOCK;
     private static final int READ_LIMIT = 64;
-
-    static
-    {
-        try
-        {
-            RECV_LOCK = MethodHandles.lookup().findVarHandle(ShmReceiver.class, "recvLock", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
 
     private final ShmQueuePair qp;
     private final WorkQueue rq;
@@ -57,13 +42,10 @@ final class ShmReceiver implements ControlledMessageHandler
     private final ShmRendezvousPull rendezvous;
     private final ShmServedRequests served;
     private final ShmCounters deviceCounters;
-    /** The receive-side data-path counters, written under the receive lock. */
+    /** The receive-side data-path counters, written by the holder of the device's progress. */
     private final SingleWriterCounters counters;
 
-    @SuppressWarnings("unused")
-    private volatile int recvLock;
-
-    // Owned by the holder of recvLock.
+    // Owned by the holder of the device's progress.
     private long expectedMsn;
     private long publishedAck;
     private long nakCount;
@@ -105,130 +87,85 @@ final class ShmReceiver implements ControlledMessageHandler
         broken = false;
     }
 
-    /** Unbinding (both locks held): forgets the connection being read. */
+    /** Unbinding (the progress and the send lock held): forgets the connection being read. */
     void forgetPeer()
     {
         reading = null;
-    }
-
-    // ---------------------------------------------------------------- the receive-side lock
-
-    boolean isLocked()
-    {
-        return ShmQueuePair.LOCKED == (int)RECV_LOCK.getVolatile(this);
-    }
-
-    /** Waits until the receive side is observed free or retired once (setup path). */
-    void awaitUnlocked()
-    {
-        while (ShmQueuePair.LOCKED == (int)RECV_LOCK.getVolatile(this))
-        {
-            Thread.onSpinWait();
-        }
-    }
-
-    /** Takes the receive side for good (or until {@link #unlock}), waiting for its holder (setup path). */
-    void retire()
-    {
-        while (!RECV_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.RETIRED))
-        {
-            Thread.onSpinWait();
-        }
-    }
-
-    void unlock()
-    {
-        RECV_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
     }
 
     // ---------------------------------------------------------------- progress
 
     /**
      * One round of this queue pair's progress: incoming records, acknowledgements, NAKs, the peer's state, and the
-     * pump if sends are waiting. Called by the device's progress only.
+     * pump if sends are waiting. Called by the holder of the device's progress only (asserted when assertions are
+     * on): that exclusion is the receive side's, so a round takes no lock of its own.
      *
      * @return work done.
      */
     int doWork()
     {
-        final ShmConnection seen = qp.connection();
-        if (null == seen || !mayHaveWork(seen))
+        assert qp.shmDevice().holdsProgress() : "a receive round outside the device's progress";
+        final ShmConnection c = qp.connection();
+        if (null == c || !mayHaveWork(c) || QpState.ERROR == qp.state())
         {
             return 0;
         }
-        if (!RECV_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.LOCKED))
-        {
-            return 0;
-        }
+        final boolean peerClosed = c.peerClosed();
+        int work = 0;
+        reading = c;
         try
         {
-            final ShmConnection c = qp.connection();
-            if (null == c || QpState.ERROR == qp.state())
-            {
-                return 0;
-            }
-            final boolean peerClosed = c.peerClosed();
-            int work = 0;
-            reading = c;
-            try
-            {
-                work += c.in.controlledRead(this, READ_LIMIT);
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
-                    ": unreadable ring from peer queue pair " + c.peerQpn + " (" + ex + "); connection to ERROR");
-                broken = true;
-            }
-            if (expectedMsn != publishedAck)
-            {
-                publishedAck = expectedMsn;
-                c.putAcked(expectedMsn);
-            }
-            if (broken)
-            {
-                qp.enterError();
-                return work + 1;
-            }
-            // The acknowledgement first, then the limit: the limit is released before a record is committed, so
-            // one read after an acknowledgement covers every record that acknowledgement can count. Read the other
-            // way round, records committed in between (by a posting thread) look acknowledged but never sent.
-            final long peerAcked = c.peerAckedMsn();
-            final long trackedMsnLimit = sender.trackedMsnLimit();
-            if (peerAcked > trackedMsnLimit)
-            {
-                // The counter is written by the peer: never trust it past what was sent (a huge value would
-                // otherwise spin this loop for ever and complete sends that were never carried out).
-                LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
-                    ": peer queue pair " + c.peerQpn + " acknowledged message " + peerAcked + " but only " +
-                    trackedMsnLimit + " were sent; connection to ERROR");
-                qp.enterError();
-                return work + 1;
-            }
-            work += sender.processAcks(c, peerAcked);
-            if (peerClosed && QpState.ERROR != qp.state())
-            {
-                qp.enterError();
-                return work + 1;
-            }
-            if (sender.pumpNeeded())
-            {
-                sender.pump();
-            }
-            return work;
+            work += c.in.controlledRead(this, READ_LIMIT);
         }
-        finally
+        catch (final RuntimeException ex)
         {
-            RECV_LOCK.compareAndSet(this, ShmQueuePair.LOCKED, ShmQueuePair.UNLOCKED);
+            LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
+                ": unreadable ring from peer queue pair " + c.peerQpn + " (" + ex + "); connection to ERROR");
+            broken = true;
         }
+        if (expectedMsn != publishedAck)
+        {
+            publishedAck = expectedMsn;
+            c.putAcked(expectedMsn);
+        }
+        if (broken)
+        {
+            qp.enterError();
+            return work + 1;
+        }
+        // The acknowledgement first, then the limit: the limit is released before a record is committed, so
+        // one read after an acknowledgement covers every record that acknowledgement can count. Read the other
+        // way round, records committed in between (by a posting thread) look acknowledged but never sent.
+        final long peerAcked = c.peerAckedMsn();
+        final long trackedMsnLimit = sender.trackedMsnLimit();
+        if (peerAcked > trackedMsnLimit)
+        {
+            // The counter is written by the peer: never trust it past what was sent (a huge value would
+            // otherwise spin this loop for ever and complete sends that were never carried out).
+            LOG.log(System.Logger.Level.WARNING, "verbs4j shm: queue pair " + qp.qpNumber() +
+                ": peer queue pair " + c.peerQpn + " acknowledged message " + peerAcked + " but only " +
+                trackedMsnLimit + " were sent; connection to ERROR");
+            qp.enterError();
+            return work + 1;
+        }
+        work += sender.processAcks(c, peerAcked);
+        if (peerClosed && QpState.ERROR != qp.state())
+        {
+            qp.enterError();
+            return work + 1;
+        }
+        if (sender.pumpNeeded())
+        {
+            sender.pump();
+        }
+        return work;
     }
 
     /**
-     * A look, without the receive lock, at whether {@link #doWork()} could have anything to do: a record waiting,
-     * an acknowledgement to publish, anything new from the peer's control block (acknowledgement, NAK, error,
-     * close), or sends for the pump. Plain loads and volatile reads only, so an idle poll costs no atomic
-     * instruction; a stale read of this side's own counters can only say yes when the answer is no, never the
-     * reverse (they only move towards the peer's values).
+     * A look at whether {@link #doWork()} could have anything to do: a record waiting, an acknowledgement to publish,
+     * anything new from the peer's control block (acknowledgement, NAK, error, close), or sends for the pump. Plain
+     * loads and volatile reads only, so an idle poll costs no atomic instruction; a stale read of this side's own
+     * counters can only say yes when the answer is no, never the reverse (they only move towards the peer's values).
      */
     private boolean mayHaveWork(final ShmConnection c)
     {

@@ -18,7 +18,7 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * valid while they are read.
  * <p>
  * Threading: {@link #sendSources} runs in the pump under the send-side lock of {@link ShmSender}; {@link #pull} runs
- * in progress under the receive lock of {@link ShmReceiver}. It keeps no state of its own.
+ * in the device's progress ({@link ShmReceiver}). It keeps no state of its own.
  */
 final class ShmRendezvousPull
 {

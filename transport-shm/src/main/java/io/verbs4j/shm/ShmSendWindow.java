@@ -62,7 +62,7 @@ final class ShmSendWindow
     /** One past the highest MSN ever put on the ring: a peer may acknowledge no further (read by progress). */
     private volatile long trackedMsnLimit;
 
-    // Owned by progress under the receive lock (read by the send side for the MSN window).
+    // Owned by the holder of the device's progress (read by the send side for the MSN window).
     private long ackedSeen;
 
     /**
@@ -197,7 +197,7 @@ final class ShmSendWindow
         return ackedSeen;
     }
 
-    /** @return the MSNs taken as acknowledged so far (acquire: for a look from outside the receive lock). */
+    /** @return the MSNs taken as acknowledged so far (acquire: for a look from outside the progress). */
     long ackedSeenAcquire()
     {
         return (long)ACKED_SEEN.getAcquire(this);

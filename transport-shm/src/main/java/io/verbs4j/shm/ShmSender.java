@@ -34,7 +34,7 @@ import org.agrona.BitUtil;
  * Threading: the pump and the send-side state (cursor, replay stall, region cache, and the numbering side of the
  * {@link ShmSendWindow}) are owned by the holder of the send-side try-lock: the posting thread, the device's
  * progress, or the direct path ({@link ShmDirectRma#execute}). The acknowledgement state (NAKs and error seen, the
- * acknowledging side of the window) is owned by progress under the queue pair's receive lock ({@link ShmReceiver}).
+ * acknowledging side of the window) is owned by the holder of the device's progress ({@link ShmReceiver}).
  * They meet in the rewind request (volatile) and in the window's two published MSNs.
  */
 final class ShmSender
@@ -86,7 +86,7 @@ final class ShmSender
     private int cachedRkey;
     private ShmPeer.Region cachedRegion;
 
-    // Acknowledgement side, owned by progress under the receive lock.
+    // Acknowledgement side, owned by the holder of the device's progress.
     private long rnrCountSeen;
     private long lastNakMsn = -1;
     private int rnrAttempts;
@@ -155,7 +155,7 @@ final class ShmSender
         REWIND_MSN.setVolatile(this, NO_REWIND);
     }
 
-    /** Unbinding (both locks held): drops the cached peer region, whose mapping goes away. */
+    /** Unbinding (the progress and the send lock held): drops the cached peer region, whose mapping goes away. */
     void forgetPeer()
     {
         cachedRegion = null;

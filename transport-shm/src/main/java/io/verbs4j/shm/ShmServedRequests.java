@@ -29,9 +29,9 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
  * <p>
  * Threading: the request half ({@link #start}, {@link #send}) runs in the pump under the send-side lock of
  * {@link ShmSender}, which owns the cursor ({@code servedPos}, {@code servedDone}); the acknowledgement half
- * ({@code *Acked}) runs in progress under the receive lock and clears {@code servedWaitMsn}, the one field both sides
- * touch (volatile); the target half ({@link #onRequest}) runs in the peer's progress under its receive lock (a region
- * being closed waits for the copy).
+ * ({@code *Acked}) runs in the device's progress and clears {@code servedWaitMsn}, the one field both sides touch
+ * (volatile); the target half ({@link #onRequest}) runs in the peer's progress (a region being closed waits for it,
+ * and so for the copy).
  */
 final class ShmServedRequests
 {
@@ -263,8 +263,8 @@ final class ShmServedRequests
 
     /**
      * The target side of a served request on one of this side's regions: key (in this queue pair's protection
-     * domain), access, then bounds; a failure answers REM_ACCESS_ERR with the memory untouched. Runs under the
-     * receive lock, so a region being closed waits for the copy.
+     * domain), access, then bounds; a failure answers REM_ACCESS_ERR with the memory untouched. Runs inside the
+     * device's progress, so a region being closed waits for the copy.
      */
     Action onRequest(
         final ShmReceiver receiver,

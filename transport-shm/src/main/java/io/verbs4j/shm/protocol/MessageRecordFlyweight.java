@@ -13,7 +13,8 @@ import org.agrona.UnsafeApi;
  * a payload up to {@link #SMALL_COPY_LIMIT} bytes is copied eight bytes at a time, not through a copy routine.
  * <p>
  * Threading: holds only an address; one instance per ring end, used by whoever holds that end (the send-side lock
- * for the writer, the receive lock for the reader). Byte order: native, as Agrona's buffers write the other fields.
+ * for the writer, the device's progress for the reader). Byte order: native, as Agrona's buffers write the other
+ * fields.
  */
 public final class MessageRecordFlyweight
 {
