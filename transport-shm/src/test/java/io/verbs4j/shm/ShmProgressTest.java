@@ -26,7 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The progress agent driven by hand ({@code doWork()}, no thread), and many threads posting at once.
@@ -77,6 +80,30 @@ class ShmProgressTest extends ShmPairFixture
         {
             MappedMemory.unmap(segment);
         }
+    }
+
+    @Test
+    void shouldKnowWhoIsInsideTheProgress()
+    {
+        assumeTrue(ShmProgress.class.desiredAssertionStatus(), "the holder is kept only with assertions on");
+        setUp(ShmTestSupport.context(dir(), false), (s, c) -> { });
+        final ShmDevice device = (ShmDevice)serverDevice;
+        assertFalse(device.holdsProgress(), "outside");
+        final boolean[] inside = new boolean[1];
+        device.progressExclusive(() ->
+        {
+            inside[0] = device.holdsProgress();
+            // Waiting for the progress from inside it would wait for ever: refused by the assertion instead.
+            assertThrows(AssertionError.class, () -> device.progressExclusive(() -> { }));
+        });
+        assertTrue(inside[0], "inside an exclusive task");
+        assertFalse(device.holdsProgress(), "outside again");
+        // A receive round entered outside the progress is refused by the receive side's assertion.
+        final ShmQueuePair qp = (ShmQueuePair)server;
+        assertThrows(AssertionError.class, qp::doWork);
+        // The same round through the progress passes it (and finds nothing to do but housekeeping).
+        device.progress().progress();
+        assertFalse(device.holdsProgress(), "left after the round");
     }
 
     @Test

@@ -4,6 +4,9 @@
 package io.verbs4j.shm;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -123,6 +127,106 @@ class ShmRegionLifetimeTest extends ShmPairFixture
             while (polled > 0);
             assertEquals(QpState.ERROR, client.state());
             reconnect();
+        }
+    }
+
+    @Test
+    void shouldWaitForTheProgressBeforeUnmappingAClosedRegion() throws Exception
+    {
+        setUpConnected();
+        final ShmDevice device = (ShmDevice)serverDevice;
+        final MemoryRegion region = serverPd.allocate(MIB, Access.LOCAL_WRITE);
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch leave = new CountDownLatch(1);
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            // Stands for a receive round copying into the region: the receive side has no lock of its own.
+            final CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() ->
+            {
+                final boolean[] held = new boolean[1];
+                device.progressExclusive(() ->
+                {
+                    held[0] = device.holdsProgress() || !ShmProgress.class.desiredAssertionStatus();
+                    inside.countDown();
+                    awaitQuietly(leave);
+                });
+                return held[0];
+            }, threads);
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            assertFalse(device.holdsProgress(), "another thread is inside the progress, not this one");
+            final CompletableFuture<Void> closer = CompletableFuture.runAsync(region::close, threads);
+            sleep(100);
+            assertFalse(region.isOpen(), "closed to every copy that starts from now on");
+            assertFalse(closer.isDone(), "the unmapping waits for the round under way");
+            leave.countDown();
+            closer.get(10, TimeUnit.SECONDS);
+            assertTrue(holder.get(10, TimeUnit.SECONDS), "the holder saw itself inside the progress");
+        }
+        finally
+        {
+            leave.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldNotCrashWhenAReceiveRegionIsClosedDuringReceives()
+    {
+        setUpConnected();
+        final MemoryRegion src = clientPd.allocate(4 * MIB, Access.LOCAL_WRITE);
+        fill(src, 0, 4 * MIB, 5);
+        for (int round = 0; round < 4; round++)
+        {
+            final MemoryRegion dst = serverPd.allocate(4 * MIB, Access.LOCAL_WRITE);
+            final int messages = 8;
+            for (int i = 0; i < messages; i++)
+            {
+                check(server.postRecv(new RecvRequest(1).wrId(i).sge(dst, 0, 4 * MIB)), server);
+            }
+            for (int i = 0; i < messages; i++)
+            {
+                // Large SENDs: the server's progress copies each from the client's memory into dst.
+                check(client.postSend(new SendRequest(1).wrId(i).flags(SendRequest.SIGNALED).sge(src, 0, 4 * MIB)),
+                    client);
+            }
+            sleep(round & 1);
+            dst.close();
+            final int[] serverStatuses = drain(serverCq, messages);
+            final int[] clientStatuses = drain(clientCq, messages);
+            for (int i = 0; i < messages; i++)
+            {
+                assertTrue(WcStatus.SUCCESS == serverStatuses[i] || WcStatus.LOC_PROT_ERR == serverStatuses[i] ||
+                    WcStatus.WR_FLUSH_ERR == serverStatuses[i], WcStatus.name(serverStatuses[i]));
+                assertTrue(WcStatus.SUCCESS == clientStatuses[i] || WcStatus.REM_OP_ERR == clientStatuses[i] ||
+                    WcStatus.WR_FLUSH_ERR == clientStatuses[i], WcStatus.name(clientStatuses[i]));
+            }
+            reconnect();
+        }
+        src.close();
+    }
+
+    /** @return the statuses of the next {@code count} completions of {@code cq}, in order. */
+    private int[] drain(final io.verbs4j.CompletionQueue cq, final int count)
+    {
+        final int[] statuses = new int[count];
+        for (int i = 0; i < count; i++)
+        {
+            ShmTestSupport.pollOne(cq, batch);
+            statuses[i] = batch.status(0);
+        }
+        return statuses;
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
