@@ -19,6 +19,7 @@ import io.verbs4j.ConnectionManager;
 import io.verbs4j.VerbsException;
 import io.verbs4j.WcStatus;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 import io.verbs4j.shm.protocol.DeviceSegmentDescriptor;
 import io.verbs4j.shm.protocol.RegionEntryDescriptor;
 import io.verbs4j.shm.protocol.SegmentHeader;
@@ -131,7 +132,7 @@ public final class ShmDevice extends AbstractDevice
             context.progressThread() ? DeviceSegmentDescriptor.FLAG_HEARTBEAT : 0);
         segment.putInt(DeviceSegmentDescriptor.TABLE_CAPACITY_OFFSET, tableCapacity);
         SegmentHeader.write(segment, SegmentHeader.MAGIC_DEVICE, pid, deviceId, ShmFiles.currentStartTimeMs());
-        progress = new ShmProgress(this);
+        progress = new ShmProgress(this, ThreadingMode.DEDICATED == context.threadingMode());
         connectionManager = new ShmConnectionManager(this);
         if (context.progressThread())
         {

@@ -11,9 +11,11 @@ import org.agrona.concurrent.Agent;
 
 /**
  * The device's progress: receives for every connected queue pair, acknowledgements, RNR retries, sends left over by
- * back-pressure, heartbeats and peer liveness. Run by completion-queue polling (so a polling application sees a
- * SEND without a thread hop) and by the device's agent; a try-lock keeps one thread in it at a time, which makes it
- * the single receiving thread of every queue pair.
+ * back-pressure, heartbeats and peer liveness. Its drivers are those of the device's
+ * {@link io.verbs4j.config.ThreadingMode}: completion-queue polls and the agent ({@code SHARED}), the agent only
+ * ({@code DEDICATED}), or polls only ({@code INVOKER}, no agent). A try-lock keeps one thread in it at a time, which
+ * makes it the single receiving thread of every queue pair; with assertions on, a round records its thread (the
+ * receive side asserts it runs inside a round) and a {@code DEDICATED} device asserts that only its agent drives it.
  */
 final class ShmProgress implements Agent, Progress
 {
@@ -34,15 +36,22 @@ final class ShmProgress implements Agent, Progress
     }
 
     private final ShmDevice device;
+    private final boolean agentOnly;
     private final String roleName;
+    private volatile Thread agentThread;
     @SuppressWarnings("unused")
     private volatile int lock;
     /** The thread inside, kept only when assertions are on (for {@link #heldByCurrentThread()}). */
     private Thread holder;
 
-    ShmProgress(final ShmDevice device)
+    /**
+     * @param device    the device.
+     * @param agentOnly whether only the device's agent may drive it ({@code DEDICATED}).
+     */
+    ShmProgress(final ShmDevice device, final boolean agentOnly)
     {
         this.device = device;
+        this.agentOnly = agentOnly;
         this.roleName = "verbs4j-shm-progress-" + Long.toHexString(device.deviceId());
     }
 
@@ -56,6 +65,8 @@ final class ShmProgress implements Agent, Progress
         enter();
         try
         {
+            assert !agentOnly || Thread.currentThread() == agentThread :
+                "a DEDICATED device's progress is driven by its agent only, not by " + Thread.currentThread();
             return device.doProgress();
         }
         finally
@@ -112,6 +123,12 @@ final class ShmProgress implements Agent, Progress
             holder = null;
         }
         LOCK.setRelease(this, 0);
+    }
+
+    /** {@inheritDoc} */
+    public void onStart()
+    {
+        agentThread = Thread.currentThread();
     }
 
     /** {@inheritDoc} */

@@ -107,6 +107,42 @@ class ShmProgressTest extends ShmPairFixture
     }
 
     @Test
+    void shouldLetOnlyTheAgentDriveADedicatedDevice()
+    {
+        assumeTrue(ShmProgress.class.desiredAssertionStatus(), "asserted only with assertions on");
+        setUp(ShmTestSupport.context(dir(), true).threadingMode(io.verbs4j.config.ThreadingMode.DEDICATED),
+            (s, c) -> { });
+        final ShmDevice device = (ShmDevice)serverDevice;
+        final MemoryRegion src = clientPd.allocate(4096, Access.LOCAL_WRITE);
+        final MemoryRegion dst = serverPd.allocate(4096, Access.LOCAL_WRITE);
+        fill(src, 0, 100, 9);
+        server.postRecv(new RecvRequest(1).wrId(1).sge(dst, 0, 4096));
+        check(client.postSend(new SendRequest(1).wrId(2).sge(src, 0, 100)), client);
+        // The polls take what the agents completed; they drive nothing.
+        expect(serverCq, 1, WcStatus.SUCCESS, Opcode.RECV);
+        expect(clientCq, 2, WcStatus.SUCCESS, Opcode.SEND);
+        check(dst, 0, 100, 9);
+        // Another thread entering the progress of a DEDICATED device is refused. Retried while the agent is inside
+        // (the try-lock then returns without entering).
+        final ShmProgress progress = (ShmProgress)device.progress();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        AssertionError refused = null;
+        while (null == refused && System.nanoTime() < deadline)
+        {
+            try
+            {
+                progress.progress();
+            }
+            catch (final AssertionError ex)
+            {
+                refused = ex;
+            }
+        }
+        assertTrue(null != refused && refused.getMessage().contains("DEDICATED"), String.valueOf(refused));
+        assertFalse(device.holdsProgress(), "the refused thread left the progress");
+    }
+
+    @Test
     void shouldCarryConcurrentPostsOnSeveralQueuePairs() throws Exception
     {
         setUpConnected();
