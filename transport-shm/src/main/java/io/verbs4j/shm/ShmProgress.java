@@ -105,7 +105,8 @@ final class ShmProgress implements Agent, Progress
      */
     boolean heldByCurrentThread()
     {
-        return ASSERTIONS_ON && 1 == (int)LOCK.getVolatile(this) && Thread.currentThread() == holder;
+        // The holder is set only while the lock is held, and cleared before it is let go.
+        return ASSERTIONS_ON && Thread.currentThread() == holder;
     }
 
     private void enter()

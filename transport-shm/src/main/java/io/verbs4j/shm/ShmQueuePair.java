@@ -36,17 +36,10 @@ import io.verbs4j.stat.SingleWriterCounters;
  * </ul>
  * <p>
  * Threading: the life cycle (connect, reset, close) runs on the application's setup path; it unbinds inside the
- * device's progress with the send side's lock taken (waiting for their holders).
+ * device's progress with the send side's lock taken (waiting for its holder).
  */
 public final class ShmQueuePair extends AbstractQueuePair
 {
-    /** A side's try-lock: free. */
-    static final int UNLOCKED = 0;
-    /** A side's try-lock: held by a thread working that side. */
-    static final int LOCKED = 1;
-    /** A side's try-lock: taken for good (the queue pair is closed) or for an unbind. */
-    static final int RETIRED = 2;
-
     private final ShmDevice device;
     private final ShmProtectionDomain shmPd;
     /** Data-path counters: the send-side ones written under the send lock, the receive-side ones inside the device's

@@ -41,6 +41,12 @@ final class ShmSender
 {
     /** oneSided(): the request went to the peer, completion comes with its acknowledgement. */
     static final int SERVED = -1;
+    /** The send-side try-lock: free. */
+    private static final int UNLOCKED = 0;
+    /** The send-side try-lock: held by a thread working the send side. */
+    private static final int LOCKED = 1;
+    /** The send-side try-lock: taken for good (the queue pair is closed) or for an unbind. */
+    private static final int RETIRED = 2;
     private static final VarHandle SEND_LOCK;
     private static final VarHandle REWIND_MSN;
     private static final long NO_REWIND = -1;
@@ -165,13 +171,13 @@ final class ShmSender
 
     boolean isLocked()
     {
-        return ShmQueuePair.LOCKED == (int)SEND_LOCK.getVolatile(this);
+        return LOCKED == (int)SEND_LOCK.getVolatile(this);
     }
 
     /** Waits until the send side is observed free or retired once (setup path). */
     void awaitUnlocked()
     {
-        while (ShmQueuePair.LOCKED == (int)SEND_LOCK.getVolatile(this))
+        while (LOCKED == (int)SEND_LOCK.getVolatile(this))
         {
             Thread.onSpinWait();
         }
@@ -180,7 +186,7 @@ final class ShmSender
     /** Takes the send side for good (or until {@link #unlock}), waiting for its holder (setup path). */
     void retire()
     {
-        while (!SEND_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.RETIRED))
+        while (!SEND_LOCK.compareAndSet(this, UNLOCKED, RETIRED))
         {
             Thread.onSpinWait();
         }
@@ -188,7 +194,7 @@ final class ShmSender
 
     void unlock()
     {
-        SEND_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
+        SEND_LOCK.setRelease(this, UNLOCKED);
     }
 
     // ---------------------------------------------------------------- direct path (ShmDirectRma)
@@ -203,7 +209,7 @@ final class ShmSender
      */
     ShmConnection tryLockIdleSendSide(final long pos)
     {
-        if (!SEND_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.LOCKED))
+        if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
         {
             return null;
         }
@@ -211,7 +217,7 @@ final class ShmSender
         if (null == c || QpState.RTS != qp.state() || nextToTransmit != pos || stalled || eager.isFragmenting() ||
             served.isUnderWay() || NO_REWIND != (long)REWIND_MSN.getVolatile(this) || served.isAwaitingAck())
         {
-            SEND_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
+            SEND_LOCK.setRelease(this, UNLOCKED);
             return null;
         }
         return c;
@@ -230,7 +236,7 @@ final class ShmSender
             nextToTransmit = pos + 1;
             highWater = pos + 1;
         }
-        SEND_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
+        SEND_LOCK.setRelease(this, UNLOCKED);
     }
 
     // ---------------------------------------------------------------- the pump
@@ -239,7 +245,7 @@ final class ShmSender
     {
         do
         {
-            if (!SEND_LOCK.compareAndSet(this, ShmQueuePair.UNLOCKED, ShmQueuePair.LOCKED))
+            if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
             {
                 return;
             }
@@ -249,7 +255,7 @@ final class ShmSender
             }
             finally
             {
-                SEND_LOCK.setRelease(this, ShmQueuePair.UNLOCKED);
+                SEND_LOCK.setRelease(this, UNLOCKED);
             }
         }
         while (!stalled && !ringFull && nextToTransmit < sq.posted() && QpState.RTS == qp.state());
