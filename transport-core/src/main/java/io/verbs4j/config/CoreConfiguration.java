@@ -72,7 +72,7 @@ public final class CoreConfiguration
     /** @return whether devices run a progress thread. */
     public static boolean progressThread()
     {
-        return ThreadingMode.INVOKER != threadingMode();
+        return threadingMode().progressThread();
     }
 
     /**

@@ -62,8 +62,9 @@ public final class DeviceContext
     }
 
     /**
-     * The older switch of {@link #threadingMode(ThreadingMode)}: {@code false} is {@link ThreadingMode#INVOKER};
-     * {@code true} is {@link ThreadingMode#SHARED}, or leaves {@link ThreadingMode#DEDICATED} as it is.
+     * The older switch of {@link #threadingMode(ThreadingMode)}: {@code false} is {@link ThreadingMode#INVOKER},
+     * or leaves {@link ThreadingMode#SINGLE_THREAD} as it is; {@code true} is {@link ThreadingMode#SHARED}, or leaves
+     * {@link ThreadingMode#DEDICATED} as it is.
      *
      * @param progressThread whether the device runs its own progress agent.
      * @return this.
@@ -71,13 +72,9 @@ public final class DeviceContext
     public DeviceContext progressThread(final boolean progressThread)
     {
         checkOpen();
-        if (!progressThread)
+        if (progressThread != threadingMode.progressThread())
         {
-            this.threadingMode = ThreadingMode.INVOKER;
-        }
-        else if (ThreadingMode.INVOKER == threadingMode)
-        {
-            this.threadingMode = ThreadingMode.SHARED;
+            this.threadingMode = progressThread ? ThreadingMode.SHARED : ThreadingMode.INVOKER;
         }
         return this;
     }
@@ -143,10 +140,10 @@ public final class DeviceContext
         return peerTimeoutNs;
     }
 
-    /** @return whether a progress thread runs (every mode but {@link ThreadingMode#INVOKER}). */
+    /** @return whether a progress thread runs ({@link ThreadingMode#progressThread()}). */
     public boolean progressThread()
     {
-        return ThreadingMode.INVOKER != threadingMode;
+        return threadingMode.progressThread();
     }
 
     /** @return who drives the device's progress. */

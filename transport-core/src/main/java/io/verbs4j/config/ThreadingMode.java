@@ -21,6 +21,14 @@ import java.util.Locale;
  *       busy-polling thread per device; an application that stops polling also stops the device (peer liveness
  *       included) until it polls again. tcp keeps its I/O threads (accept, handshakes, reads while nobody polls),
  *       so there it behaves as {@link #SHARED}.</li>
+ *   <li>{@link #SINGLE_THREAD}: {@link #INVOKER}, and the application promises that one thread at a time makes
+ *       every call on the device and on everything made from it (posts, polls, modify, registration, close), with a
+ *       happens-before of its own (a lock, a queue hand-off) whenever another thread takes over. The provider then
+ *       needs no exclusion of its own: its try-locks, completion claims and publications become plain loads and
+ *       release stores, so a busy-polled round trip runs without a locked instruction (UCX's
+ *       {@code UCS_THREAD_MODE_SINGLE}, ibverbs' thread domains). A call from a second thread at the same time is a
+ *       broken promise whose outcome is undefined, as with those. shm honours it; tcp keeps its I/O threads and treats
+ *       it as {@link #SHARED}.</li>
  * </ul>
  * Posting is not progress: the posting thread carries a request as far as the provider allows in every mode.
  */
@@ -31,7 +39,15 @@ public enum ThreadingMode
     /** Only the device's own threads; polls only take completions. */
     DEDICATED,
     /** Only the application's completion-queue polls. */
-    INVOKER;
+    INVOKER,
+    /** Only the application's polls, from one thread at a time: no exclusion inside the provider. */
+    SINGLE_THREAD;
+
+    /** @return whether the device runs a thread of its own for progress (every mode but the two invoker modes). */
+    public boolean progressThread()
+    {
+        return INVOKER != this && SINGLE_THREAD != this;
+    }
 
     /**
      * @param name a mode's name, any case.
@@ -47,7 +63,7 @@ public enum ThreadingMode
         catch (final IllegalArgumentException ex)
         {
             throw new IllegalArgumentException(
-                "unknown threading mode '" + name + "'; use shared, dedicated or invoker", ex);
+                "unknown threading mode '" + name + "'; use shared, dedicated, invoker or single_thread", ex);
         }
     }
 }

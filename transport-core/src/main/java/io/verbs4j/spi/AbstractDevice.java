@@ -56,6 +56,31 @@ public abstract class AbstractDevice implements Device
         return capabilities;
     }
 
+    /**
+     * Whether this device's queues and completion queues run single-threaded: the context asks for
+     * {@link ThreadingMode#SINGLE_THREAD} and the provider honours it ({@link #supportsSingleThread()}). Their
+     * try-locks and publications are then plain loads and release stores, with no locked instruction.
+     *
+     * @return true for a device driven by one thread at a time.
+     */
+    public final boolean singleThreaded()
+    {
+        return ThreadingMode.SINGLE_THREAD == context.threadingMode() && supportsSingleThread();
+    }
+
+    /**
+     * Whether this provider runs every part of a device on the application's thread when asked for
+     * {@link ThreadingMode#SINGLE_THREAD}: no thread of its own touches a queue or a completion queue. A provider that
+     * keeps threads of its own (tcp's I/O threads) answers false and treats the mode as {@link ThreadingMode#SHARED}.
+     * Default: false. Must not depend on the subclass's state (it is asked from the constructor on).
+     *
+     * @return true if the provider honours the mode.
+     */
+    protected boolean supportsSingleThread()
+    {
+        return false;
+    }
+
     /** @return the settings the device was opened with. */
     public final DeviceContext context()
     {
@@ -82,7 +107,8 @@ public abstract class AbstractDevice implements Device
         }
         // DEDICATED: the device's own threads are its only drivers; a poll only takes what they completed.
         final Progress polling = ThreadingMode.DEDICATED == context.threadingMode() ? Progress.NONE : progress();
-        final BaseCompletionQueue cq = new BaseCompletionQueue(this, capacity, polling, context.newIdleStrategy());
+        final BaseCompletionQueue cq = new BaseCompletionQueue(
+            this, capacity, polling, context.newIdleStrategy(), singleThreaded());
         completionQueues.add(cq);
         return cq;
     }

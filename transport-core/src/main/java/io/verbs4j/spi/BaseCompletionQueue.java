@@ -21,7 +21,8 @@ import org.agrona.concurrent.IdleStrategy;
  * The shared completion queue: a multi-producer, single-consumer ring of 64-byte completion entries in one
  * {@code long[]} ({@link CompletionRecord}). Producers (work queues draining, from any thread) claim a position
  * with one atomic add and publish the entry with a release store of its sequence; the consumer reads entries in
- * order.
+ * order. On a device driven by one thread ({@link io.verbs4j.config.ThreadingMode#SINGLE_THREAD}) the claim is a
+ * plain load and a release store.
  * <p>
  * Polling drives the provider's progress: every poll that finds nothing runs it, and so does at least every
  * {@value #MAX_POLLS_WITHOUT_PROGRESS}+1st poll that finds fewer entries than its limit (a poll that already has
@@ -63,6 +64,7 @@ public class BaseCompletionQueue implements CompletionQueue
     private final WorkQueue[] queues;
     private final Progress progress;
     private final IdleStrategy waitIdleStrategy;
+    private final boolean singleThread;
     private final Set<AbstractQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
 
     @SuppressWarnings("unused")
@@ -84,6 +86,26 @@ public class BaseCompletionQueue implements CompletionQueue
     public BaseCompletionQueue(
         final Object owner, final int capacity, final Progress progress, final IdleStrategy waitIdleStrategy)
     {
+        this(owner, capacity, progress, waitIdleStrategy, false);
+    }
+
+    /**
+     * @param owner            the device that made it (queue pairs may only attach to CQs of their device).
+     * @param capacity         entries.
+     * @param progress         provider progress driven by polling.
+     * @param waitIdleStrategy how blocking polls wait.
+     * @param singleThread     true if one thread at a time produces and polls
+     *                         ({@link io.verbs4j.config.ThreadingMode#SINGLE_THREAD}): a producer then claims its
+     *                         position with a plain load and a release store instead of an atomic add.
+     */
+    public BaseCompletionQueue(
+        final Object owner,
+        final int capacity,
+        final Progress progress,
+        final IdleStrategy waitIdleStrategy,
+        final boolean singleThread)
+    {
+        this.singleThread = singleThread;
         if (capacity < 1)
         {
             throw new IllegalArgumentException("completion queue capacity must be at least 1, was " + capacity);
@@ -187,7 +209,16 @@ public class BaseCompletionQueue implements CompletionQueue
         final int cqFlags,
         final int qpNumber)
     {
-        final long sequence = (long)TAIL.getAndAdd(this, 1L);
+        final long sequence;
+        if (singleThread)
+        {
+            sequence = tail;
+            TAIL.setRelease(this, sequence + 1);
+        }
+        else
+        {
+            sequence = (long)TAIL.getAndAdd(this, 1L);
+        }
         final int idx = (int)sequence & mask;
         final long[] records = this.records;
         final int base = idx * CompletionRecord.WORDS;

@@ -81,8 +81,10 @@ abstract class QueuePairStateMachine implements QueuePair
         this.qpNumber = qpNumber;
         this.sendCq = (BaseCompletionQueue)config.sendCq();
         this.recvCq = (BaseCompletionQueue)config.recvCq();
-        this.sendQueue = new WorkQueue(true, config.sendDepth(), config.maxSendSge(), config.maxInlineLength());
-        this.recvQueue = new WorkQueue(false, config.recvDepth(), config.maxRecvSge(), 0);
+        final boolean singleThread = pd.device().singleThreaded();
+        this.sendQueue = new WorkQueue(true, config.sendDepth(), config.maxSendSge(), config.maxInlineLength(),
+            singleThread);
+        this.recvQueue = new WorkQueue(false, config.recvDepth(), config.maxRecvSge(), 0, singleThread);
     }
 
     /** {@inheritDoc} */

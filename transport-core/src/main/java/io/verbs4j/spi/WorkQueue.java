@@ -64,6 +64,7 @@ public final class WorkQueue extends WorkRecords
     }
 
     private final boolean sendQueue;
+    private final boolean singleThread;
     private final int depth;
     private final long[] states;
     private final long[] completions;
@@ -83,8 +84,24 @@ public final class WorkQueue extends WorkRecords
      */
     public WorkQueue(final boolean sendQueue, final int depth, final int maxSge, final int maxInline)
     {
+        this(sendQueue, depth, maxSge, maxInline, false);
+    }
+
+    /**
+     * @param sendQueue    true for a send queue (completions of unsignaled successes are suppressed).
+     * @param depth        slots.
+     * @param maxSge       most SGEs per request.
+     * @param maxInline    largest inline payload (send queues), 0 for none.
+     * @param singleThread true if one thread at a time makes every call on this queue
+     *                     ({@link io.verbs4j.config.ThreadingMode#SINGLE_THREAD}): the drain's try-lock and the
+     *                     state changes are then plain loads and release stores, and nothing here fences.
+     */
+    public WorkQueue(
+        final boolean sendQueue, final int depth, final int maxSge, final int maxInline, final boolean singleThread)
+    {
         super(BitUtil.findNextPositivePowerOfTwo(depth), maxSge, maxInline);
         this.sendQueue = sendQueue;
+        this.singleThread = singleThread;
         this.depth = depth;
         final int capacity = mask + 1;
         states = new long[capacity];
@@ -148,6 +165,11 @@ public final class WorkQueue extends WorkRecords
         {
             STATES.setRelease(states, (int)pos & mask, pos << 2 | PHASE_POSTED);
         }
+        if (singleThread)
+        {
+            POSTED.setRelease(this, last + 1);
+            return;
+        }
         POSTED.setVolatile(this, last + 1);
     }
 
@@ -171,7 +193,7 @@ public final class WorkQueue extends WorkRecords
         final int cqFlags)
     {
         final int idx = (int)pos & mask;
-        if (!STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_COMPLETING))
+        if (!swapState(idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_COMPLETING))
         {
             return false;
         }
@@ -207,13 +229,12 @@ public final class WorkQueue extends WorkRecords
         final BaseCompletionQueue cq,
         final int qpNumber)
     {
-        if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        if (!tryTakeDrain())
         {
             return false;
         }
         final int idx = (int)pos & mask;
-        if (cursor != pos || errorDrained ||
-            !STATES.compareAndSet(states, idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_DONE))
+        if (cursor != pos || errorDrained || !swapState(idx, pos << 2 | PHASE_POSTED, pos << 2 | PHASE_DONE))
         {
             // No hand-over needed here: on false the caller completes and drains (the general path), and that drain
             // takes over whatever a completer left meanwhile.
@@ -312,7 +333,7 @@ public final class WorkQueue extends WorkRecords
     {
         do
         {
-            if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+            if (!tryTakeDrain())
             {
                 return;
             }
@@ -370,7 +391,7 @@ public final class WorkQueue extends WorkRecords
      */
     boolean tryEnterDirect(final BaseCompletionQueue cq, final int qpNumber)
     {
-        if (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        if (!tryTakeDrain())
         {
             return false;
         }
@@ -431,7 +452,7 @@ public final class WorkQueue extends WorkRecords
      */
     public void clearError()
     {
-        while (!DRAIN_LOCK.compareAndSet(this, 0, 1))
+        while (!tryTakeDrain())
         {
             Thread.onSpinWait();
         }
@@ -469,7 +490,47 @@ public final class WorkQueue extends WorkRecords
      */
     private void releaseDrain()
     {
+        if (singleThread)
+        {
+            // One thread: no completer on another thread can be missed, so no store-load fence is needed.
+            DRAIN_LOCK.setRelease(this, 0);
+            return;
+        }
         DRAIN_LOCK.setVolatile(this, 0);
+    }
+
+    /**
+     * Takes the drain's try-lock: a CAS, or, with one thread, a look and a store (the look still refuses a re-entry
+     * from a drain under way on the same thread).
+     */
+    private boolean tryTakeDrain()
+    {
+        if (singleThread)
+        {
+            if (0 != drainLock)
+            {
+                return false;
+            }
+            DRAIN_LOCK.setRelease(this, 1);
+            return true;
+        }
+        return DRAIN_LOCK.compareAndSet(this, 0, 1);
+    }
+
+    /** Moves a slot's state word from {@code expected} to {@code update}: a CAS, or with one thread a look and a
+     *  store. */
+    private boolean swapState(final int idx, final long expected, final long update)
+    {
+        if (singleThread)
+        {
+            if ((long)STATES.getAcquire(states, idx) != expected)
+            {
+                return false;
+            }
+            STATES.setRelease(states, idx, update);
+            return true;
+        }
+        return STATES.compareAndSet(states, idx, expected, update);
     }
 
     /**

@@ -19,7 +19,8 @@ class ThreadingModeTest
         assertEquals(ThreadingMode.INVOKER, ThreadingMode.parse("invoker"));
         final IllegalArgumentException ex =
             assertThrows(IllegalArgumentException.class, () -> ThreadingMode.parse("agent"));
-        assertTrue(ex.getMessage().contains("'agent'") && ex.getMessage().contains("shared, dedicated or invoker"),
+        assertTrue(ex.getMessage().contains("'agent'") &&
+            ex.getMessage().contains("shared, dedicated, invoker or single_thread"),
             ex.getMessage());
     }
 
@@ -36,6 +37,22 @@ class ThreadingModeTest
         context.threadingMode(ThreadingMode.DEDICATED).progressThread(true);
         assertEquals(ThreadingMode.DEDICATED, context.threadingMode(), "a progress thread runs in DEDICATED already");
         assertTrue(context.progressThread());
+    }
+
+    @Test
+    void shouldRunSingleThreadWithoutAProgressThreadAndKeepItAgainstTheOldSwitch()
+    {
+        assertEquals(ThreadingMode.SINGLE_THREAD, ThreadingMode.parse("single_thread"));
+        assertFalse(ThreadingMode.SINGLE_THREAD.progressThread());
+        assertFalse(ThreadingMode.INVOKER.progressThread());
+        assertTrue(ThreadingMode.SHARED.progressThread());
+        assertTrue(ThreadingMode.DEDICATED.progressThread());
+        final DeviceContext context = new DeviceContext().threadingMode(ThreadingMode.SINGLE_THREAD);
+        assertFalse(context.progressThread());
+        context.progressThread(false);
+        assertEquals(ThreadingMode.SINGLE_THREAD, context.threadingMode(), "no progress thread runs in it already");
+        context.progressThread(true);
+        assertEquals(ThreadingMode.SHARED, context.threadingMode());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DirectSendTest
 {
     private static final int QPN = 7;
-    private final BaseCompletionQueue cq = new BaseCompletionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
-    private final WorkQueue wq = new WorkQueue(true, 4, 1, 0);
+    private final BaseCompletionQueue cq = completionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
+    private final WorkQueue wq = queue(true, 4, 1, 0);
     private final List<Long> executedAt = new ArrayList<>();
     private long answer = 8;
     private final DirectSend direct = new DirectSend(wq, cq, QPN, (pos, request, regions, offsets) ->
@@ -190,5 +191,22 @@ class DirectSendTest
         assertTrue(writesOnly.tryPost(write(2, SendRequest.SIGNALED), new AbstractMemoryRegion[1], new long[1]));
         assertEquals(List.of(0L), asked);
         assertEquals(List.of("2:SUCCESS:RDMA_WRITE:8:" + QPN), pollAll());
+    }
+
+    /** @return whether the queues under test run single-threaded (a subclass runs every case that way too). */
+    boolean singleThread()
+    {
+        return false;
+    }
+
+    private WorkQueue queue(final boolean sendQueue, final int depth, final int maxSge, final int maxInline)
+    {
+        return new WorkQueue(sendQueue, depth, maxSge, maxInline, singleThread());
+    }
+
+    private BaseCompletionQueue completionQueue(
+        final Object owner, final int capacity, final Progress progress, final IdleStrategy idle)
+    {
+        return new BaseCompletionQueue(owner, capacity, progress, idle, singleThread());
     }
 }

@@ -12,6 +12,7 @@ import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WorkQueueAndCompletionQueueTest
 {
-    private final BaseCompletionQueue cq = new BaseCompletionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
+    private final BaseCompletionQueue cq = completionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
 
     private long post(final WorkQueue wq, final long wrId, final int flags)
     {
@@ -41,7 +42,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldHandCompletionsToTheCqInPostingOrder()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         final long a = post(wq, 1, SendRequest.SIGNALED);
         final long b = post(wq, 2, SendRequest.SIGNALED);
         assertTrue(wq.complete(b, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
@@ -55,7 +56,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldFlushARequestCarriedOutBeforeAnEarlierOneFailed()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         post(wq, 1, SendRequest.SIGNALED);
         final long b = post(wq, 2, 0); // unsignaled: a flushed request is reported all the same
         final long c = post(wq, 3, SendRequest.SIGNALED);
@@ -79,7 +80,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldPublishARunOfSlotsWithOneProducerIndexStore()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         final long first = wq.reserve();
         for (int i = 0; i < 3; i++)
         {
@@ -104,7 +105,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldStoreAnInjectAsAnUnsignaledInlineRequestAndStillReportItsError()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         assertEquals(SendRequest.INJECT | SendRequest.INLINE | SendRequest.FENCE,
             WorkQueue.postedFlags(SendRequest.INJECT | SendRequest.SIGNALED | SendRequest.FENCE));
         assertEquals(SendRequest.SIGNALED, WorkQueue.postedFlags(SendRequest.SIGNALED));
@@ -120,7 +121,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldCompleteTheNextSlotInOrderAtOnceAndLeaveEverythingElseToTheGeneralPath()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         final long a = post(wq, 1, SendRequest.SIGNALED);
         final long b = post(wq, 2, 0);
         final long c = post(wq, 3, SendRequest.SIGNALED);
@@ -139,7 +140,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldNotCompleteInOrderWhatAFlushCompletedOrAfterAnError()
     {
-        final WorkQueue wq = new WorkQueue(false, 8, 1, 0);
+        final WorkQueue wq = queue(false, 8, 1, 0);
         final long a = post(wq, 1, SendRequest.SIGNALED);
         post(wq, 2, SendRequest.SIGNALED);
         wq.flushPending();
@@ -161,7 +162,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldCompleteASlotOnlyOnce()
     {
-        final WorkQueue wq = new WorkQueue(true, 8, 1, 0);
+        final WorkQueue wq = queue(true, 8, 1, 0);
         final long a = post(wq, 1, SendRequest.SIGNALED);
         assertTrue(wq.complete(a, WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0));
         assertFalse(wq.complete(a, WcStatus.WR_FLUSH_ERR, Opcode.RDMA_WRITE, 0, 0, 0));
@@ -175,7 +176,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldSuppressUnsignaledSuccessesButReleaseTheirSlotsWithTheNextSignaled()
     {
-        final WorkQueue wq = new WorkQueue(true, 4, 1, 0);
+        final WorkQueue wq = queue(true, 4, 1, 0);
         for (int i = 0; i < 3; i++)
         {
             wq.complete(post(wq, i, 0), WcStatus.SUCCESS, Opcode.RDMA_WRITE, 8, 0, 0);
@@ -191,7 +192,7 @@ class WorkQueueAndCompletionQueueTest
     @Test
     void shouldReportUnsignaledFailures()
     {
-        final WorkQueue wq = new WorkQueue(true, 4, 1, 0);
+        final WorkQueue wq = queue(true, 4, 1, 0);
         final long a = post(wq, 7, 0);
         wq.complete(a, WcStatus.REM_ACCESS_ERR, Opcode.RDMA_WRITE, 0, 0, 0);
         post(wq, 8, 0);
@@ -204,8 +205,8 @@ class WorkQueueAndCompletionQueueTest
     void shouldAcceptCompletionsFromManyThreads() throws InterruptedException
     {
         final int depth = 32;
-        final BaseCompletionQueue big = new BaseCompletionQueue(this, depth, Progress.NONE, new BackoffIdleStrategy());
-        final WorkQueue wq = new WorkQueue(true, depth, 1, 0);
+        final BaseCompletionQueue big = completionQueue(this, depth, Progress.NONE, new BackoffIdleStrategy());
+        final WorkQueue wq = queue(true, depth, 1, 0);
         final long[] positions = new long[depth];
         for (int i = 0; i < depth; i++)
         {
@@ -239,9 +240,9 @@ class WorkQueueAndCompletionQueueTest
     void shouldDriveProgressOnEveryEmptyPollAndAtLeastEveryFewPollsThatFindEntries()
     {
         final int[] rounds = new int[1];
-        final BaseCompletionQueue counted = new BaseCompletionQueue(this, 64, () -> rounds[0]++,
+        final BaseCompletionQueue counted = completionQueue(this, 64, () -> rounds[0]++,
             new BackoffIdleStrategy());
-        final WorkQueue wq = new WorkQueue(true, 64, 1, 0);
+        final WorkQueue wq = queue(true, 64, 1, 0);
         final CompletionHandler ignore = (wrId, status, opcode, len, imm, flags, qp) -> { };
         assertEquals(0, counted.poll(ignore, 8));
         assertEquals(1, rounds[0], "a poll that finds nothing drives progress");
@@ -257,5 +258,22 @@ class WorkQueueAndCompletionQueueTest
             (BaseCompletionQueue.MAX_POLLS_WITHOUT_PROGRESS + 1) + "th time");
         assertEquals(0, counted.poll(ignore, 0));
         assertEquals(5, rounds[0], "a poll for no entries drives nothing");
+    }
+
+    /** @return whether the queues under test run single-threaded (a subclass runs every case that way too). */
+    boolean singleThread()
+    {
+        return false;
+    }
+
+    private WorkQueue queue(final boolean sendQueue, final int depth, final int maxSge, final int maxInline)
+    {
+        return new WorkQueue(sendQueue, depth, maxSge, maxInline, singleThread());
+    }
+
+    private BaseCompletionQueue completionQueue(
+        final Object owner, final int capacity, final Progress progress, final IdleStrategy idle)
+    {
+        return new BaseCompletionQueue(owner, capacity, progress, idle, singleThread());
     }
 }

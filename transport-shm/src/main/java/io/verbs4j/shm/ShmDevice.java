@@ -233,6 +233,17 @@ public final class ShmDevice extends AbstractDevice
         return progress;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * shm does: with no agent, every part of the device runs on the thread that calls it (the peer process shares
+     * only the rings, the control blocks and mapped regions, which never take a lock).
+     */
+    protected boolean supportsSingleThread()
+    {
+        return true;
+    }
+
     /** {@inheritDoc} */
     protected void onClose()
     {

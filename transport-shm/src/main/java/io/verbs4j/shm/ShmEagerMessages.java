@@ -31,6 +31,7 @@ final class ShmEagerMessages
 {
     private final ShmSender sender;
     private final ShmSendWindow window;
+    private final ShmOwedAck owedAck;
     private final WorkQueue sq;
     private final WorkQueue rq;
 
@@ -46,13 +47,20 @@ final class ShmEagerMessages
     /**
      * @param sender   stops the pump on a full ring.
      * @param window   numbers and tracks the records.
+     * @param owedAck  the acknowledgement an inline SEND carries.
      * @param sq       the send queue (payloads).
      * @param rq       the receive queue (destinations).
      */
-    ShmEagerMessages(final ShmSender sender, final ShmSendWindow window, final WorkQueue sq, final WorkQueue rq)
+    ShmEagerMessages(
+        final ShmSender sender,
+        final ShmSendWindow window,
+        final ShmOwedAck owedAck,
+        final WorkQueue sq,
+        final WorkQueue rq)
     {
         this.sender = sender;
         this.window = window;
+        this.owedAck = owedAck;
         this.sq = sq;
         this.rq = rq;
     }
@@ -89,8 +97,9 @@ final class ShmEagerMessages
         final WorkQueue sq = this.sq;
         final MessageRecordFlyweight record = sendRecord.wrap(ring.buffer().addressOffset() + index);
         final long msn = window.nextMsn();
-        record.putHeader(SegmentHeader.VERSION, Opcode.hasImmediate(opcode) ? FrameDescriptor.FLAG_WITH_IMM : 0,
-            sq.immediateData(pos), msn, payload, 0);
+        // The acknowledgement this side owes rides along: a reply acknowledges its request (ShmAckWatch).
+        final int flags = FrameDescriptor.FLAG_ACK | (Opcode.hasImmediate(opcode) ? FrameDescriptor.FLAG_WITH_IMM : 0);
+        record.putHeader(SegmentHeader.VERSION, flags, sq.immediateData(pos), msn, payload, (int)owedAck.toCarry());
         if (payload > 0)
         {
             if (sq.isInline(pos))

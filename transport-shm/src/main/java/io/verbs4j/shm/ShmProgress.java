@@ -13,9 +13,12 @@ import org.agrona.concurrent.Agent;
  * The device's progress: receives for every connected queue pair, acknowledgements, RNR retries, sends left over by
  * back-pressure, heartbeats and peer liveness. Its drivers are those of the device's
  * {@link io.verbs4j.config.ThreadingMode}: completion-queue polls and the agent ({@code SHARED}), the agent only
- * ({@code DEDICATED}), or polls only ({@code INVOKER}, no agent). A try-lock keeps one thread in it at a time, which
- * makes it the single receiving thread of every queue pair; with assertions on, a round records its thread (the
- * receive side asserts it runs inside a round) and a {@code DEDICATED} device asserts that only its agent drives it.
+ * ({@code DEDICATED}), or polls only ({@code INVOKER} and {@code SINGLE_THREAD}, no agent). A try-lock keeps one
+ * thread in it at a time, which makes it the single receiving thread of every queue pair; on a {@code SINGLE_THREAD}
+ * device, whose application promises one thread at a time, that try-lock is a plain look and store. With assertions
+ * on, a round records its thread (the receive side asserts it runs inside a round), a {@code DEDICATED} device
+ * asserts that only its agent drives it, and a {@code SINGLE_THREAD} device that finds its progress held by another
+ * thread fails.
  */
 final class ShmProgress implements Agent, Progress
 {
@@ -38,6 +41,7 @@ final class ShmProgress implements Agent, Progress
     private final ShmDevice device;
     private final boolean agentOnly;
     private final String roleName;
+    private final boolean singleThread;
     private volatile Thread agentThread;
     @SuppressWarnings("unused")
     private volatile int lock;
@@ -52,13 +56,14 @@ final class ShmProgress implements Agent, Progress
     {
         this.device = device;
         this.agentOnly = agentOnly;
+        this.singleThread = device.singleThreaded();
         this.roleName = "verbs4j-shm-progress-" + Long.toHexString(device.deviceId());
     }
 
     /** {@inheritDoc} */
     public int progress()
     {
-        if (!LOCK.compareAndSet(this, 0, 1))
+        if (!tryTake())
         {
             return 0;
         }
@@ -84,7 +89,7 @@ final class ShmProgress implements Agent, Progress
     void runExclusive(final Runnable task)
     {
         assert !heldByCurrentThread() : "the progress's own thread waiting for the progress would wait for ever";
-        while (!LOCK.compareAndSet(this, 0, 1))
+        while (!tryTake())
         {
             Thread.yield();
         }
@@ -107,6 +112,27 @@ final class ShmProgress implements Agent, Progress
     {
         // The holder is set only while the lock is held, and cleared before it is let go.
         return ASSERTIONS_ON && Thread.currentThread() == holder;
+    }
+
+    /**
+     * Takes the progress's try-lock: a CAS, or on a {@code SINGLE_THREAD} device a look and a store (the look still
+     * refuses a nested round). With assertions on, finding it held by another thread there is a broken promise.
+     */
+    private boolean tryTake()
+    {
+        if (singleThread)
+        {
+            if (0 != lock)
+            {
+                assert !ASSERTIONS_ON || null == holder || Thread.currentThread() == holder :
+                    "a SINGLE_THREAD device driven by two threads at once: " + holder + " and " +
+                    Thread.currentThread();
+                return false;
+            }
+            LOCK.setRelease(this, 1);
+            return true;
+        }
+        return LOCK.compareAndSet(this, 0, 1);
     }
 
     private void enter()

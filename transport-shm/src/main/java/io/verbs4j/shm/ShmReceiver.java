@@ -38,6 +38,9 @@ final class ShmReceiver implements ControlledMessageHandler
     private final ShmQueuePair qp;
     private final WorkQueue rq;
     private final ShmSender sender;
+    private final ShmSendWindow window;
+    private final ShmOwedAck owedAck;
+    private final ShmAckWatch ackWatch;
     private final ShmEagerMessages eager;
     private final ShmRendezvousPull rendezvous;
     private final ShmServedRequests served;
@@ -49,6 +52,8 @@ final class ShmReceiver implements ControlledMessageHandler
     private long expectedMsn;
     private long publishedAck;
     private long nakCount;
+    /** The highest acknowledgement the records read in this round carried (widened), or -1. */
+    private long carriedIn = -1;
     private boolean broken;
     private boolean remoteErrorSent;
     private ShmConnection reading;
@@ -69,6 +74,9 @@ final class ShmReceiver implements ControlledMessageHandler
         this.qp = qp;
         this.rq = qp.recvQueue();
         this.sender = sender;
+        this.window = sender.window();
+        this.owedAck = sender.owedAck();
+        this.ackWatch = sender.ackWatch();
         this.eager = sender.eager();
         this.rendezvous = sender.rendezvous();
         this.served = sender.served();
@@ -113,6 +121,7 @@ final class ShmReceiver implements ControlledMessageHandler
         final boolean peerClosed = c.peerClosed();
         int work = 0;
         reading = c;
+        carriedIn = -1;
         try
         {
             work += c.in.controlledRead(this, READ_LIMIT);
@@ -128,6 +137,7 @@ final class ShmReceiver implements ControlledMessageHandler
             publishedAck = expectedMsn;
             c.putAcked(expectedMsn);
         }
+        owedAck.taken(expectedMsn);
         if (broken)
         {
             qp.enterError();
@@ -135,8 +145,12 @@ final class ShmReceiver implements ControlledMessageHandler
         }
         // The acknowledgement first, then the limit: the limit is released before a record is committed, so
         // one read after an acknowledgement covers every record that acknowledgement can count. Read the other
-        // way round, records committed in between (by a posting thread) look acknowledged but never sent.
-        final long peerAcked = c.peerAckedMsn();
+        // way round, records committed in between (by a posting thread) look acknowledged but never sent. The
+        // records read above come first: what they carried is never more than the line holds by then.
+        // The line only when due (ShmAckWatch), and always once the peer has closed (its last acknowledgements).
+        final long seenBefore = window.ackedSeen();
+        final long lineAck = peerClosed || ackWatch.lineDue() ? c.peerAckedMsn() : -1;
+        final long peerAcked = Math.max(lineAck, carriedIn);
         final long trackedMsnLimit = sender.trackedMsnLimit();
         if (peerAcked > trackedMsnLimit)
         {
@@ -148,6 +162,7 @@ final class ShmReceiver implements ControlledMessageHandler
             qp.enterError();
             return work + 1;
         }
+        ackWatch.afterRound(lineAck, carriedIn, seenBefore);
         work += sender.processAcks(c, peerAcked);
         if (peerClosed && QpState.ERROR != qp.state())
         {
@@ -188,6 +203,11 @@ final class ShmReceiver implements ControlledMessageHandler
         if (SegmentHeader.VERSION != record.version())
         {
             return protocolError(c, type, length, "short record or unknown version");
+        }
+        if (FrameDescriptor.TYPE_SEND_INLINE == type && 0 != (record.flags() & FrameDescriptor.FLAG_ACK))
+        {
+            // The peer's acknowledgement of this side's records, taken even from a record skipped below.
+            carriedIn = Math.max(carriedIn, window.widenAck(record.sourceCount()));
         }
         final long msn = record.msn();
         if (msn != expectedMsn || remoteErrorSent)

@@ -203,6 +203,22 @@ final class ShmSendWindow
         return (long)ACKED_SEEN.getAcquire(this);
     }
 
+    /**
+     * Widens an acknowledgement a record carried as its low 32 bits ({@code FrameDescriptor.FLAG_ACK}) to the MSN it
+     * stands for: the one nearest above the acknowledgements taken so far. A value at or below them (older than what
+     * the control block gave) stands for nothing new. The caller checks the result against {@link #trackedMsnLimit()}
+     * as it checks the control block's. Owner: progress under the receive lock.
+     *
+     * @param low the carried low 32 bits.
+     * @return the acknowledged MSN, at least {@link #ackedSeen()}.
+     */
+    long widenAck(final int low)
+    {
+        final long seen = ackedSeen;
+        final int ahead = low - (int)seen;
+        return ahead > 0 ? seen + ahead : seen;
+    }
+
     /** Takes the acknowledgement of one more record (release: the send side may reuse its tracking slot). */
     void ackedOne()
     {

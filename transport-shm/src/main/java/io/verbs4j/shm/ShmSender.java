@@ -24,8 +24,9 @@ import org.agrona.BitUtil;
  * ({@link #sendRecord}, this provider's {@code send_ops} table): {@link ShmEagerMessages} (inline records and
  * fragments), {@link ShmRendezvousPull} (a list of sources the peer copies from); one-sided work on a peer's
  * registered buffer goes to {@link ShmServedRequests}. Every record is numbered by a message sequence number (MSN)
- * and tracked ({@link ShmSendWindow}) until the peer acknowledges it through its control block; a full ring stops
- * the pump, progress resumes it (back-pressure never surfaces as an exception).
+ * and tracked ({@link ShmSendWindow}) until the peer acknowledges it, on its control block's acked line or on an
+ * inline SEND of its own ({@link ShmOwedAck}; which of the two this side reads while it waits is {@link ShmAckWatch}'s
+ * call); a full ring stops the pump, progress resumes it (back-pressure never surfaces as an exception).
  * <p>
  * <b>Acknowledgements</b> ({@link #processAcks}): completes what the peer acknowledged, fails the request the peer
  * reported an error for, and on an RNR NAK asks the pump to rewind: after {@code rnrTimerNs} it retransmits from the
@@ -72,11 +73,15 @@ final class ShmSender
     private final SingleWriterCounters counters;
     private final int eagerLimit;
     private final ShmSendWindow window;
+    private final ShmOwedAck owedAck = new ShmOwedAck();
+    private final ShmAckWatch ackWatch = new ShmAckWatch();
     private final int rnrRetry;
     private final long rnrTimerNs;
     private final ShmEagerMessages eager;
     private final ShmRendezvousPull rendezvous;
     private final ShmServedRequests served;
+    /** The device runs single-threaded ({@code SINGLE_THREAD}): the send-side try-lock is a look and a store. */
+    private final boolean singleThread;
 
     @SuppressWarnings("unused")
     private volatile int sendLock;
@@ -121,14 +126,33 @@ final class ShmSender
             config.sendDepth() + ShmSendWindow.FRAGMENT_WINDOW));
         this.rnrRetry = config.rnrRetry();
         this.rnrTimerNs = config.rnrTimerNs();
-        this.eager = new ShmEagerMessages(this, window, sq, qp.recvQueue());
+        this.eager = new ShmEagerMessages(this, window, owedAck, sq, qp.recvQueue());
         this.rendezvous = new ShmRendezvousPull(this, window, sq, qp.recvQueue());
         this.served = new ShmServedRequests(this, window, sq, qp.domain().keys());
+        this.singleThread = qp.shmDevice().singleThreaded();
     }
 
     ShmEagerMessages eager()
     {
         return eager;
+    }
+
+    /** @return the records in flight and the acknowledgements taken. */
+    ShmSendWindow window()
+    {
+        return window;
+    }
+
+    /** @return the acknowledgement this side owes the peer, which its inline SENDs carry. */
+    ShmOwedAck owedAck()
+    {
+        return owedAck;
+    }
+
+    /** @return when this side reads the peer's acknowledgement line. */
+    ShmAckWatch ackWatch()
+    {
+        return ackWatch;
     }
 
     ShmRendezvousPull rendezvous()
@@ -147,6 +171,8 @@ final class ShmSender
         nextToTransmit = sq.posted();
         highWater = nextToTransmit;
         window.reset();
+        owedAck.reset();
+        ackWatch.reset();
         dataWrittenPos = -1;
         stalled = false;
         ringFull = false;
@@ -186,7 +212,7 @@ final class ShmSender
     /** Takes the send side for good (or until {@link #unlock}), waiting for its holder (setup path). */
     void retire()
     {
-        while (!SEND_LOCK.compareAndSet(this, UNLOCKED, RETIRED))
+        while (!tryTake(RETIRED))
         {
             Thread.onSpinWait();
         }
@@ -195,6 +221,24 @@ final class ShmSender
     void unlock()
     {
         SEND_LOCK.setRelease(this, UNLOCKED);
+    }
+
+    /**
+     * Takes the send side from UNLOCKED to {@code state}: a CAS, or on a {@code SINGLE_THREAD} device a look and a
+     * store (the look still refuses a nested pump).
+     */
+    private boolean tryTake(final int state)
+    {
+        if (singleThread)
+        {
+            if (UNLOCKED != sendLock)
+            {
+                return false;
+            }
+            SEND_LOCK.setRelease(this, state);
+            return true;
+        }
+        return SEND_LOCK.compareAndSet(this, UNLOCKED, state);
     }
 
     // ---------------------------------------------------------------- direct path (ShmDirectRma)
@@ -209,7 +253,7 @@ final class ShmSender
      */
     ShmConnection tryLockIdleSendSide(final long pos)
     {
-        if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
+        if (!tryTake(LOCKED))
         {
             return null;
         }
@@ -245,7 +289,7 @@ final class ShmSender
     {
         do
         {
-            if (!SEND_LOCK.compareAndSet(this, UNLOCKED, LOCKED))
+            if (!tryTake(LOCKED))
             {
                 return;
             }
@@ -524,8 +568,18 @@ final class ShmSender
      */
     boolean mayHaveWork(final ShmConnection c)
     {
-        return c.peerAckedMsn() != window.ackedSeenAcquire() || c.peerRnrCount() != rnrCountSeen ||
-            (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() || pumpNeeded();
+        // The acknowledgement line only when due (ShmAckWatch); greater, not different: a value below what records
+        // carried is old news.
+        if (ackWatch.lineDue())
+        {
+            if (c.peerAckedMsn() > window.ackedSeenAcquire())
+            {
+                return true;
+            }
+            ackWatch.lineQuiet();
+        }
+        return c.peerRnrCount() != rnrCountSeen || (!errorSeen && 0 != c.peerErrorMsnPlusOne()) || c.peerClosed() ||
+            pumpNeeded();
     }
 
     /**

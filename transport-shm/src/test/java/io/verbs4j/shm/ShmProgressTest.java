@@ -143,6 +143,62 @@ class ShmProgressTest extends ShmPairFixture
     }
 
     @Test
+    void shouldCarryTrafficOnASingleThreadDeviceAndCatchASecondThreadInside() throws Exception
+    {
+        setUp(ShmTestSupport.context(dir(), false).threadingMode(io.verbs4j.config.ThreadingMode.SINGLE_THREAD),
+            (s, c) -> { });
+        final ShmDevice device = (ShmDevice)serverDevice;
+        assertTrue(device.singleThreaded(), "shm honours SINGLE_THREAD");
+        assertFalse(device.context().progressThread(), "no agent");
+        final MemoryRegion src = clientPd.allocate(4096, Access.LOCAL_WRITE);
+        final MemoryRegion dst = serverPd.allocate(4096, Access.LOCAL_WRITE);
+        for (int i = 0; i < 50; i++)
+        {
+            fill(src, 0, 100, i);
+            server.postRecv(new RecvRequest(1).wrId(i).sge(dst, 0, 4096));
+            check(client.postSend(new SendRequest(1).wrId(1000 + i).sge(src, 0, 100)), client);
+            // Each poll drives its own device's progress: the receive, then the acknowledgement.
+            expect(serverCq, i, WcStatus.SUCCESS, Opcode.RECV);
+            expect(clientCq, 1000 + i, WcStatus.SUCCESS, Opcode.SEND);
+            check(dst, 0, 100, i);
+        }
+        assumeTrue(ShmProgress.class.desiredAssertionStatus(), "the second thread is caught with assertions on");
+        final Throwable[] caught = new Throwable[1];
+        device.progressExclusive(() ->
+        {
+            final Thread other = new Thread(() ->
+            {
+                try
+                {
+                    device.progress().progress();
+                }
+                catch (final Throwable ex)
+                {
+                    caught[0] = ex;
+                }
+            });
+            other.start();
+            try
+            {
+                other.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(caught[0] instanceof AssertionError && caught[0].getMessage().contains("SINGLE_THREAD"),
+            String.valueOf(caught[0]));
+        // The device still works from its one thread.
+        fill(src, 0, 100, 77);
+        server.postRecv(new RecvRequest(1).wrId(77).sge(dst, 0, 4096));
+        check(client.postSend(new SendRequest(1).wrId(1077).sge(src, 0, 100)), client);
+        expect(serverCq, 77, WcStatus.SUCCESS, Opcode.RECV);
+        expect(clientCq, 1077, WcStatus.SUCCESS, Opcode.SEND);
+        check(dst, 0, 100, 77);
+    }
+
+    @Test
     void shouldCarryConcurrentPostsOnSeveralQueuePairs() throws Exception
     {
         setUpConnected();

@@ -167,4 +167,48 @@ class ShmSendWindowTest
         assertEquals(0, window.putMessageHeader(buffer, 128, 2, Opcode.SEND, 7));
         assertEquals(0, buffer.getShort(128 + FrameDescriptor.FLAGS_OFFSET));
     }
+
+    @Test
+    void shouldWidenACarriedAcknowledgementToTheNearestMsnAboveWhatWasTaken()
+    {
+        for (int i = 0; i < 5; i++)
+        {
+            send(i, ShmSendWindow.KIND_COMPLETE, 0);
+        }
+        assertEquals(0, window.widenAck(0), "nothing new");
+        assertEquals(3, window.widenAck(3));
+        takeAck();
+        takeAck();
+        assertEquals(2, window.widenAck(1), "older than what was taken: nothing new");
+        assertEquals(5, window.widenAck(5));
+    }
+
+    @Test
+    void shouldWidenAcrossThe32BitWrapOfTheCarriedValue()
+    {
+        // 2^32 - 2 acknowledgements taken (as if): the carried low bits wrap to small numbers.
+        final long base = (1L << 32) - 2;
+        final ShmSendWindow far = new ShmSendWindow(sq, CAPACITY);
+        for (long i = 0; i < 4; i++)
+        {
+            far.track(far.nextMsn(), i, ShmSendWindow.KIND_COMPLETE, 0);
+        }
+        setAckedSeen(far, base);
+        assertEquals(base + 3, far.widenAck((int)(base + 3)), "low bits 1, past the wrap");
+        assertEquals(base, far.widenAck((int)(base - 1)), "one below: nothing new");
+    }
+
+    private static void setAckedSeen(final ShmSendWindow window, final long value)
+    {
+        try
+        {
+            final java.lang.reflect.Field field = ShmSendWindow.class.getDeclaredField("ackedSeen");
+            field.setAccessible(true);
+            field.setLong(window, value);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new AssertionError(ex);
+        }
+    }
 }

@@ -18,6 +18,7 @@ import io.verbs4j.bench.spi.SessionSpec;
 import io.verbs4j.bench.spi.TestKind;
 import io.verbs4j.bench.spi.WaitLoop;
 import io.verbs4j.config.DeviceContext;
+import io.verbs4j.config.ThreadingMode;
 import io.verbs4j.tcp.TcpConfiguration;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -41,8 +42,9 @@ import java.util.concurrent.TimeoutException;
  * READs fetch the peer's send area into the local recv area; atomics target the peer's word at offset 0 and return
  * the old value into the local word at offset 0.
  * <p>
- * Idle settings: {@code busyPoll} maps to the device idle strategy {@code spin} (else {@code backoff}), no device
- * progress thread (the loop's own polling drives progress) and, on tcp,
+ * Idle settings: {@code busyPoll} maps to the device idle strategy {@code spin} (else {@code backoff}), the
+ * {@code SINGLE_THREAD} threading mode (no device progress thread: the loop's own polling drives progress, and each
+ * side's one thread needs no exclusion inside the provider) and, on tcp,
  * to {@code verbs4j.tcp.mode=poll} (else {@code event}). Single-threaded after set-up.
  */
 final class VerbsSide implements AutoCloseable
@@ -117,9 +119,18 @@ final class VerbsSide implements AutoCloseable
     private static DeviceContext context(final String provider, final boolean busyPoll, final String bindAddress)
     {
         // Busy-polling loops poll the CQ all the time, which drives the provider's progress: a spinning progress
-        // agent beside them would only take a core away (two processes x two spinners on a 2-core machine).
-        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff")
-            .progressThread(!busyPoll);
+        // agent beside them would only take a core away (two processes x two spinners on a 2-core machine). Each
+        // side is one thread, so it says so (SINGLE_THREAD, as ucx_perftest runs UCX's workers single-threaded): the
+        // provider then needs no exclusion of its own.
+        final DeviceContext context = new DeviceContext().idleStrategy(busyPoll ? "spin" : "backoff");
+        if (busyPoll)
+        {
+            context.threadingMode(ThreadingMode.SINGLE_THREAD);
+        }
+        else
+        {
+            context.progressThread(true);
+        }
         if ("tcp".equals(provider))
         {
             context.property(TcpConfiguration.MODE_PROP_NAME, busyPoll ? "poll" : "event");

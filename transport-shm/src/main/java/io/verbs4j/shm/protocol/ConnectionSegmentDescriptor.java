@@ -52,10 +52,13 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * </pre>
  * A side's staging area receives the answers to the served READ and atomic requests it sends (one at a time): the
  * peer writes them, then acknowledges the request's MSN. Pages are only touched when used.
- * Control block of a side (acknowledgements for the messages it received, and its state):
+ * Control block of a side (its state, and acknowledgements for the messages it received), two cache lines: the
+ * first changes only on a NAK, an error or a close, and the peer reads it on every idle look; the second is written
+ * in every receive round, and a peer whose acknowledgements come on the records it reads does not keep a copy of it
+ * (see {@code ShmAckWatch}), so those stores never wait for the peer's core:
  * <pre>
  *  +---------------------------------------------------------------+
- *  |  Acked MSN: messages received and completed (64 bits)         | +0
+ *  |  Reserved (0)                                                 | +0
  *  +---------------------------------------------------------------+
  *  |  RNR NAK count (64 bits, bumped after RNR NAK MSN is written) | +8
  *  +---------------------------------------------------------------+
@@ -66,6 +69,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  |  Error status (a WcStatus for the sender, e.g. REM_INV_REQ_ERR)| +32
  *  +---------------------------------------------------------------+
  *  |  Closed: the side's QP went to ERROR or closed                | +36
+ *  +---------------------------------------------------------------+
+ *  |  Acked MSN: messages received and completed (64 bits)         | +64
  *  +---------------------------------------------------------------+
  * </pre>
  * Acknowledgements travel as these counters, not as ring records, so that two rings full of SENDs can never
@@ -111,8 +116,8 @@ public final class ConnectionSegmentDescriptor
     /** Offset of the first ring. */
     public static final int RINGS_OFFSET = RESPONSE_OFFSET + ShmConfiguration.MAX_PRIVATE_DATA_LENGTH + 128;
 
-    /** In a control block: acked MSN. */
-    public static final int ACKED_MSN_OFFSET = 0;
+    /** In a control block: acked MSN (on the block's second cache line). */
+    public static final int ACKED_MSN_OFFSET = BitUtil.CACHE_LINE_LENGTH;
     /** In a control block: RNR NAK count. */
     public static final int RNR_COUNT_OFFSET = 8;
     /** In a control block: RNR NAK MSN. */

@@ -22,7 +22,8 @@ package io.verbs4j.shm.protocol;
  *  +---------------------------------------------------------------+
  *  |                   Message length (bytes)                      | 16
  *  +---------------------------------------------------------------+
- *  |        Source count (TYPE_SEND_RENDEZVOUS), else 0            | 20
+ *  |  Source count (TYPE_SEND_RENDEZVOUS); with FLAG_ACK           | 20
+ *  |  (TYPE_SEND_INLINE) the writer's acknowledgement, low 32 bits |
  *  +---------------------------------------------------------------+
  *  |  TYPE_SEND_INLINE: the payload, length bytes                  | 24
  *  |  TYPE_SEND_RENDEZVOUS: count x source (below)                 |
@@ -61,6 +62,12 @@ package io.verbs4j.shm.protocol;
  *  +---------------------------------------------------------------+
  * </pre>
  * The message length field holds the whole SEND's or WRITE's length (fragments), or the bytes to read (READ).
+ * <p>
+ * An inline SEND carries the writer's acknowledgement of the reader's records ({@link #FLAG_ACK}): the next MSN the
+ * writer expects on the reader's ring, cumulative, the value its control block holds or will hold, its low 32 bits in
+ * the source count field. The reader widens it to the value nearest above the acknowledgements it has taken (any
+ * value carried lies within its send window of them) and checks it as it checks the control block's. A reply then
+ * acknowledges the request it answers, and the requester need not read the peer's control block for it.
  * A READ or atomic request is answered in the initiator's staging area of the connection segment
  * ({@link ConnectionSegmentDescriptor#stagingOffset}), read by the initiator once the MSN is acknowledged.
  */
@@ -88,6 +95,8 @@ public final class FrameDescriptor
     public static final int FLAG_FIRST = 2;
     /** Flag: last record of a fragmented SEND or WRITE. */
     public static final int FLAG_LAST = 4;
+    /** Flag (TYPE_SEND_INLINE): the source count field carries the low 32 bits of the writer's acknowledgement. */
+    public static final int FLAG_ACK = 8;
 
     /** Offset of the version. */
     public static final int VERSION_OFFSET = 0;

@@ -35,7 +35,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class SegmentHeader
 {
     /** Current layout version of every shm segment and record; bumped on any layout change. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** Magic of a device segment ("V4JD"). */
     public static final int MAGIC_DEVICE = 0x56344A44;
     /** Magic of a connection segment ("V4JC"). */

@@ -22,7 +22,7 @@ class ProtocolLayoutTest
     @Test
     void shouldPinSegmentHeader()
     {
-        assertEquals(2, SegmentHeader.VERSION);
+        assertEquals(3, SegmentHeader.VERSION);
         assertEquals(0, SegmentHeader.MAGIC_OFFSET);
         assertEquals(4, SegmentHeader.VERSION_OFFSET);
         assertEquals(8, SegmentHeader.PID_OFFSET);
@@ -95,7 +95,7 @@ class ProtocolLayoutTest
         assertEquals(4608, ConnectionSegmentDescriptor.RINGS_OFFSET);
         assertTrue(ConnectionSegmentDescriptor.RESPONSE_OFFSET + ShmConfiguration.MAX_PRIVATE_DATA_LENGTH <=
             ConnectionSegmentDescriptor.RINGS_OFFSET);
-        assertEquals(0, ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
+        assertEquals(64, ConnectionSegmentDescriptor.ACKED_MSN_OFFSET);
         assertEquals(8, ConnectionSegmentDescriptor.RNR_COUNT_OFFSET);
         assertEquals(16, ConnectionSegmentDescriptor.RNR_MSN_OFFSET);
         assertEquals(24, ConnectionSegmentDescriptor.ERROR_MSN_OFFSET);
