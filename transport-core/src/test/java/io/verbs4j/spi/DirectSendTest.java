@@ -10,7 +10,6 @@ import io.verbs4j.Opcode;
 import io.verbs4j.SendRequest;
 import io.verbs4j.WcStatus;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DirectSendTest
 {
     private static final int QPN = 7;
-    private final BaseCompletionQueue cq = completionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy());
-    private final WorkQueue wq = queue(true, 4, 1, 0);
+    private final BaseCompletionQueue cq = new BaseCompletionQueue(this, 64, Progress.NONE, new BackoffIdleStrategy(),
+        singleThread());
+    private final WorkQueue wq = new WorkQueue(true, 4, 1, 0, singleThread());
     private final List<Long> executedAt = new ArrayList<>();
     private long answer = 8;
     private final DirectSend direct = new DirectSend(wq, cq, QPN, (pos, request, regions, offsets) ->
@@ -197,16 +197,5 @@ class DirectSendTest
     boolean singleThread()
     {
         return false;
-    }
-
-    private WorkQueue queue(final boolean sendQueue, final int depth, final int maxSge, final int maxInline)
-    {
-        return new WorkQueue(sendQueue, depth, maxSge, maxInline, singleThread());
-    }
-
-    private BaseCompletionQueue completionQueue(
-        final Object owner, final int capacity, final Progress progress, final IdleStrategy idle)
-    {
-        return new BaseCompletionQueue(owner, capacity, progress, idle, singleThread());
     }
 }
