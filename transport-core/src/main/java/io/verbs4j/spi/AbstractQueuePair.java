@@ -31,7 +31,9 @@ import io.verbs4j.WcStatus;
  * <p>
  * Threading contract: one thread posts sends at a time and one thread posts receives at a time (they may differ);
  * the provider completes from any thread; {@link #modify} and {@link #close} from any thread. Nothing on the post
- * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only. A queue pair
+ * path blocks: exclusion between the poster, the provider's progress and flushes is by try-locks only (on a
+ * {@link io.verbs4j.config.ThreadingMode#SINGLE_THREAD} device, whose application makes every call from one thread at
+ * a time, those are plain looks and release stores). A queue pair
  * created with {@link QueuePairConfig#threadSafePosting(boolean)} makes concurrent posters of a queue take turns
  * through that queue's {@link PostLock}, so everything past the lock still sees one poster.
  * <p>

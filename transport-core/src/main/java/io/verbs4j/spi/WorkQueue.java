@@ -33,7 +33,9 @@ import org.agrona.BitUtil;
  * between; an unsignaled one gets no CQ entry and its slot is freed with the next polled completion, as on an HCA.
  * <p>
  * Threading: one posting thread; completions from any thread; {@link #drain} is serialized by a try-lock and
- * re-checked after unlocking, so it never blocks; one CQ consumer releases.
+ * re-checked after unlocking, so it never blocks; one CQ consumer releases. A queue built single-threaded (its
+ * device is {@link io.verbs4j.config.ThreadingMode#SINGLE_THREAD}) has all of these on one thread at a time: its
+ * try-lock and state changes are then a look and a release store, and its publication fences nothing.
  */
 public final class WorkQueue extends WorkRecords
 {
