@@ -26,9 +26,9 @@ package io.verbs4j.shm;
  * or that time, and a workload that keeps changing between answering and not pays it ever more rarely. What the peer
  * acknowledged, and when it did, do not change: only when this side looks.
  * <p>
- * Threading: {@link #afterRound} by the holder of the receive lock; {@link #lineDue} from looks with or without it.
- * The look count and the mode are plain fields: a racy update can only make a read of the line happen earlier or
- * later within the bounds above, never take an acknowledgement twice or lose one ({@link ShmSendWindow} does that).
+ * Threading: {@link #afterRound} and {@link #lineDue} (the receive round and its look) run inside the device's
+ * progress, the one receiving thread of the queue pair, so the look count and the mode are plain fields. Taking an
+ * acknowledgement once is {@link ShmSendWindow}'s job, not this class's: it only decides when the line is read.
  */
 final class ShmAckWatch
 {

@@ -11,9 +11,9 @@ import java.lang.invoke.VarHandle;
  * writes to carry ({@code FrameDescriptor.FLAG_ACK}). The control block gets the same value in the same receive
  * round, first; a record only lets the peer take it without reading the control block (see {@link ShmAckWatch}).
  * <p>
- * Threading: {@link #taken} by the holder of the queue pair's receive lock, at the end of a round, after the round's
- * receives are complete and the control block is written (release: a record that carries the value follows both);
- * {@link #toCarry} by the holder of its send-side lock (acquire). {@link #reset} on the setup path only.
+ * Threading: {@link #taken} inside the device's progress, at the end of the queue pair's receive round, after the
+ * round's receives are complete and the control block is written (release: a record that carries the value follows
+ * both); {@link #toCarry} by the holder of its send-side lock (acquire). {@link #reset} on the setup path only.
  */
 final class ShmOwedAck
 {

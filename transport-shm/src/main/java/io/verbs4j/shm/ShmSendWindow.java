@@ -207,7 +207,7 @@ final class ShmSendWindow
      * Widens an acknowledgement a record carried as its low 32 bits ({@code FrameDescriptor.FLAG_ACK}) to the MSN it
      * stands for: the one nearest above the acknowledgements taken so far. A value at or below them (older than what
      * the control block gave) stands for nothing new. The caller checks the result against {@link #trackedMsnLimit()}
-     * as it checks the control block's. Owner: progress under the receive lock.
+     * as it checks the control block's. Owner: the device's progress (the receive round).
      *
      * @param low the carried low 32 bits.
      * @return the acknowledged MSN, at least {@link #ackedSeen()}.
